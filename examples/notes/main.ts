@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * `notes`: a small note keeper built on toolwire — a real tool on the library, and the example the README
+ * and the tests drive. Data lives in `NOTES_HOME` (default: the XDG data directory).
+ *
+ *   notes add --title "Buy milk" --tag home
+ *   notes list --tag home
+ *   notes mcp serve            # the same commands as MCP tools
+ */
+import { CommandError, createTool, ExitCode } from "../../mod.ts";
+import { type Note, NoteStore, notesHome } from "./store.ts";
+
+const tool = createTool({
+  name: "notes",
+  version: "1.0.0",
+  description: "Keep short notes with tags",
+  stateDir: (env) => `${notesHome(env)}/.idempotency`,
+});
+
+const storeFor = (env: (name: string) => string | undefined) => new NoteStore(notesHome(env));
+
+const summary = (note: Note) => ({ id: note.id, title: note.title, tags: note.tags });
+
+const notFound = (id: number) =>
+  new CommandError(ExitCode.NOT_FOUND, `note ${id} does not exist`, {
+    suggestion: "run `notes list` to see the ids",
+  });
+
+tool.command("add", {
+  description: "Add a note",
+  danger_level: "mutating",
+  required_scopes: [],
+  flags: {
+    title: { type: "string", required: true, description: "The note's title" },
+    body: { type: "string", description: "The note's text", default: "" },
+    tag: { type: "array", description: "A tag; repeat for several" },
+  },
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The note was added (or replayed: effect noop)", retryable: false, side_effects: "complete" },
+  },
+  examples: [{ description: "Add a tagged note", command: "notes add --title 'Buy milk' --tag home" }],
+  run: async (ctx) => {
+    const note = await storeFor(ctx.env).update((file) => {
+      const created: Note = {
+        id: file.next_id,
+        title: ctx.flags.title,
+        body: ctx.flags.body,
+        tags: [...new Set(ctx.flags.tag)],
+        created_at: new Date().toISOString(),
+      };
+      return { file: { next_id: file.next_id + 1, notes: [...file.notes, created] }, result: created };
+    }, ctx.signal);
+    return { effect: "created", note };
+  },
+});
+
+tool.command("list", {
+  description: "List notes, newest first",
+  danger_level: "safe",
+  required_scopes: [],
+  flags: {
+    tag: { type: "string", description: "Only notes with this tag" },
+    limit: { type: "integer", short: "n", description: "Show at most N notes", default: 50 },
+  },
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The notes, possibly none", retryable: false, side_effects: "none" },
+  },
+  run: async (ctx) => {
+    if (ctx.flags.limit < 0) {
+      throw new CommandError(ExitCode.ARG_ERROR, `--limit expects a count >= 0, got ${ctx.flags.limit}`);
+    }
+    const { notes } = await storeFor(ctx.env).read();
+    const tag = ctx.flags.tag;
+    return notes.filter((note) => tag === undefined || note.tags.includes(tag)).reverse().slice(0, ctx.flags.limit).map(summary);
+  },
+});
+
+tool.command("show", {
+  description: "Show one note",
+  danger_level: "safe",
+  required_scopes: [],
+  positionals: [{ name: "id", type: "integer", description: "The note's id" }],
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The note", retryable: false, side_effects: "none" },
+    "5": { name: "NOT_FOUND", description: "No note has this id", retryable: false, side_effects: "none" },
+  },
+  run: async (ctx) => {
+    const { notes } = await storeFor(ctx.env).read();
+    const note = notes.find((candidate) => candidate.id === ctx.args.id);
+    if (note === undefined) throw notFound(ctx.args.id);
+    return note as unknown as Record<string, unknown>;
+  },
+});
+
+tool.command("remove", {
+  description: "Delete a note for good",
+  danger_level: "destructive",
+  required_scopes: [],
+  aliases: ["rm"],
+  positionals: [{ name: "id", type: "integer", description: "The note's id" }],
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The note was deleted, or the dry run shows what would be", retryable: false, side_effects: "complete" },
+    "5": { name: "NOT_FOUND", description: "No note has this id; nothing was deleted", retryable: false, side_effects: "none" },
+  },
+  run: async (ctx) => {
+    const store = storeFor(ctx.env);
+    if (ctx.dryRun) {
+      const note = (await store.read()).notes.find((candidate) => candidate.id === ctx.args.id);
+      if (note === undefined) throw notFound(ctx.args.id);
+      return { effect: "would_delete", would_affect: { notes: [summary(note)], count: 1 } };
+    }
+    const removed = await store.update((file) => {
+      const note = file.notes.find((candidate) => candidate.id === ctx.args.id);
+      if (note === undefined) throw notFound(ctx.args.id);
+      return { file: { ...file, notes: file.notes.filter((candidate) => candidate !== note) }, result: note };
+    }, ctx.signal);
+    return { effect: "deleted", note: summary(removed) };
+  },
+});
+
+tool.command("init", {
+  description: "Create the notes directory; a person runs this once, so it is not an MCP tool",
+  danger_level: "mutating",
+  required_scopes: [],
+  mcp: false,
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The notes directory exists", retryable: false, side_effects: "complete" },
+  },
+  run: async (ctx) => {
+    const store = storeFor(ctx.env);
+    if (await store.exists()) return { effect: "noop", home: store.home };
+    await store.update((file) => ({ file, result: undefined }), ctx.signal);
+    return { effect: "created", home: store.home };
+  },
+});
+
+await tool.main();

@@ -1,0 +1,78 @@
+import { isTerminal, stdioWritable } from "../runtime/mod.ts";
+import { SerialWriter } from "../framing/serial_writer.ts";
+import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
+import { ExitCode } from "./exit_code.ts";
+
+const encoder = new TextEncoder();
+
+/**
+ * The process's stdout and stderr as ordered, flushable writers. stdout is opened only when first written:
+ * a protocol command hands the raw stdout to its loop instead.
+ *
+ * @example
+ * ```ts
+ * const out = new CliOutput();
+ * out.line("stderr", "warning: cache is cold");
+ * await out.flush();
+ * ```
+ */
+export class CliOutput {
+  #stdout: SerialWriter | undefined;
+  readonly #stderr = new SerialWriter(stdioWritable("stderr"));
+
+  /** Writes one line (a newline is added) to stdout or stderr. */
+  line(stream: "stdout" | "stderr", text: string): Promise<void> {
+    return this.#writer(stream).write(encoder.encode(`${text}\n`));
+  }
+
+  /** Writes one envelope as one JSON line (REQ-F-004); resolves to the exit code the written envelope carries. */
+  async envelope(stream: "stdout" | "stderr", envelope: ResponseEnvelope): Promise<number> {
+    const { text, exitCode } = envelopeJson(envelope);
+    await this.line(stream, text);
+    return exitCode;
+  }
+
+  /** Whether a stream is a terminal. */
+  isTerminal(stream: "stdout" | "stderr"): boolean {
+    return isTerminal(stream);
+  }
+
+  /** Resolves once everything written so far has left the process. */
+  async flush(): Promise<void> {
+    await Promise.all([this.#stdout?.flush(), this.#stderr.flush()]);
+  }
+
+  #writer(stream: "stdout" | "stderr"): SerialWriter {
+    if (stream === "stderr") return this.#stderr;
+    this.#stdout ??= new SerialWriter(stdioWritable("stdout"));
+    return this.#stdout;
+  }
+}
+
+/**
+ * Serialises an envelope to one line of JSON, with the exit code it stands for. Data that cannot be
+ * serialised (a cycle, a BigInt) becomes a GENERAL_ERROR envelope instead of a crash or a torn line.
+ *
+ * @example
+ * ```ts
+ * envelopeJson(envelope).text; // '{"ok":true,"data":...}'
+ * ```
+ */
+export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCode: number } {
+  try {
+    return { text: JSON.stringify(envelope), exitCode: envelope.meta.exit_code };
+  } catch (error) {
+    const text = JSON.stringify(makeEnvelope({
+      exitCode: ExitCode.GENERAL_ERROR,
+      error: {
+        code: "GENERAL_ERROR",
+        message: `the result could not be serialised as JSON: ${error instanceof Error ? error.message : String(error)}`,
+        retryable: false,
+        phase: "execution",
+      },
+      warnings: [],
+      startedAt: performance.now() - envelope.meta.duration_ms,
+    }));
+    return { text, exitCode: ExitCode.GENERAL_ERROR };
+  }
+}

@@ -1,0 +1,60 @@
+/** Extra detail a {@linkcode CommandError} can carry into the envelope's `error` object. */
+export interface CommandErrorOptions {
+  /** The stable `error.code`; defaults to the exit code's constant name, e.g. `"NOT_FOUND"`. */
+  code?: string;
+  /** The next step, phrased for an agent. */
+  suggestion?: string;
+  /** Overrides the `retryable` the command declared for this exit code. */
+  retryable?: boolean;
+  /** Further machine-readable members of `error` (never `code`, `message`, `retryable`). */
+  details?: Record<string, unknown>;
+  /** The underlying error, for stderr diagnostics. */
+  cause?: unknown;
+}
+
+/**
+ * A failure a command reports on purpose: an exit code from the standard table (or the command's own 79–125
+ * range), a message, and what to do next. Anything else a handler throws becomes GENERAL_ERROR.
+ *
+ * @example
+ * ```ts
+ * throw new CommandError(ExitCode.NOT_FOUND, "note 42 does not exist", {
+ *   suggestion: "run `notes list` to see the ids",
+ * });
+ * ```
+ */
+export class CommandError extends Error {
+  /** The process exit code. */
+  readonly exitCode: number;
+  /** Options given at construction. */
+  readonly options: CommandErrorOptions;
+
+  constructor(exitCode: number, message: string, options: CommandErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CommandError";
+    this.exitCode = exitCode;
+    this.options = options;
+  }
+}
+
+/**
+ * A command declaration the registry refused (SPEC §3): names the command and the field.
+ *
+ * @example
+ * ```ts
+ * try { tool.command("x", badEntry); } catch (e) { if (e instanceof RegistrationError) console.error(e.field); }
+ * ```
+ */
+export class RegistrationError extends Error {
+  /** The dotted path of the refused command. */
+  readonly command: string;
+  /** The field that broke a rule, e.g. `"exit_codes"` or `"flags.limit.default"`. */
+  readonly field: string;
+
+  constructor(command: string, field: string, problem: string) {
+    super(`command '${command}': ${field}: ${problem}`);
+    this.name = "RegistrationError";
+    this.command = command;
+    this.field = field;
+  }
+}

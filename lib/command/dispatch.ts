@@ -1,0 +1,241 @@
+import { getEnv, isTerminal } from "../runtime/mod.ts";
+import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
+import type { CliOutput } from "./cli_output.ts";
+import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
+import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
+import { executeCommand } from "./executor.ts";
+import { ExitCode } from "./exit_code.ts";
+import { COMMAND_FRAMEWORK_FLAGS, FORMATS, type OutputFormat } from "./framework_flags.ts";
+import { commandHelp, toolHelp } from "./help_text.ts";
+import { IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency_store.ts";
+import { completeFlags, completePositionals, type InputIssue, quote } from "./input_values.ts";
+import { renderPlainData, renderPlainError } from "./plain_text.ts";
+import { runProtocolCommand } from "./protocol_runner.ts";
+import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
+import { bridgeSignals } from "./signal_bridge.ts";
+import { writeTextAtomic } from "../runtime/mod.ts";
+import { FRAMEWORK_VERSION } from "../version.ts";
+
+/** The tool-level settings dispatch needs. */
+export interface DispatchTool {
+  name: string;
+  version: string;
+  description: string;
+  registry: CommandRegistry;
+  /** Prefix of the tool's environment variables, e.g. `NOTES` for `NOTES_FORMAT`. */
+  envPrefix: string;
+  /** Default time limit in seconds; 0 = none. */
+  timeoutSeconds: number;
+  /** Directory of the idempotency store. */
+  stateDir(): string;
+}
+
+/**
+ * Runs one command line to its end: parse → validate → execute (SPEC §4), writing exactly one envelope in
+ * JSON mode (or the protocol command's own output). Resolves to the exit code; the caller flushes and exits.
+ *
+ * @example
+ * ```ts
+ * const code = await dispatch(tool, ["add", "--title", "x"], new CliOutput());
+ * ```
+ */
+export async function dispatch(tool: DispatchTool, argv: readonly string[], output: CliOutput): Promise<number> {
+  const startedAt = performance.now();
+  const parsed = parseArgv(argv, tool.registry.argvCatalog());
+  const issues = parsed.issues;
+  const format = resolveFormat(tool, parsed, issues);
+  const command = parsed.path === undefined ? undefined : tool.registry.get(parsed.path);
+
+  if (parsed.given.get("version") === true) return printVersion(tool, format, output, startedAt);
+  if (parsed.given.get("help") === true) return printHelp(tool, parsed, command, output, issues);
+  if (command === undefined) {
+    if (issues.length === 0) issues.push(missingCommand(tool, parsed));
+    return argError(tool, issues, format, output, startedAt, "stdout");
+  }
+  const entry = tool.registry.entryOf(command.path)!;
+  if (parsed.given.get("schema") === true) {
+    if (format === "plain") await output.line("stdout", JSON.stringify(entry, null, 2));
+    else await output.envelope("stdout", makeEnvelope({ exitCode: ExitCode.SUCCESS, data: entry, startedAt }));
+    return ExitCode.SUCCESS;
+  }
+
+  const definition = command.definition;
+  const ownGiven = new Map([...parsed.given].filter(([name]) => Object.hasOwn(definition.flags ?? {}, name)));
+  const flags = completeFlags(definition.flags ?? {}, ownGiven, issues, (name) => `--${name}`);
+  const args = completePositionals(definition.positionals ?? [], parsed.positionals, issues, "text");
+  const timeoutMs = resolveTimeout(tool, parsed, definition, issues);
+  const key = parsed.given.get("idempotency-key") as string | undefined;
+  if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    issues.push({ field: "--idempotency-key", message: `--idempotency-key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
+  }
+  const protocol = definition.stdout === "protocol";
+  if (issues.length > 0) return argError(tool, issues, format, output, startedAt, protocol ? "stderr" : "stdout", command.path);
+
+  const signals = bridgeSignals();
+  try {
+    if (protocol) {
+      return await runProtocolCommand({
+        tool: tool.name,
+        path: command.path,
+        definition: definition as ProtocolCommandDefinition,
+        exitCodes: entry.exit_codes,
+        input: { flags, args },
+        timeoutMs,
+        format,
+        output,
+        signal: signals.signal,
+        env: getEnv,
+        startedAt,
+      });
+    }
+    let envelope = await executeCommand({
+      path: command.path,
+      definition: definition as CommandDefinition,
+      exitCodes: entry.exit_codes,
+      input: { flags, args },
+      ...(key === undefined ? {} : { idempotencyKey: key, store: new IdempotencyStore(tool.stateDir()) }),
+      dryRun: parsed.given.get("dry-run") === true,
+      confirmed: parsed.given.get("confirm-destructive") === true,
+      timeoutMs,
+      signal: signals.signal,
+      env: getEnv,
+      log: (message) => void output.line("stderr", message),
+      progress: (update) => {
+        if (!isTerminal("stderr")) return;
+        const of = update.total === undefined ? "" : `/${update.total}`;
+        void output.line("stderr", `progress: ${update.progress}${of}${update.message ? ` ${update.message}` : ""}`);
+      },
+    });
+    const file = parsed.given.get("output") as string | undefined;
+    if (file !== undefined && envelope.ok) envelope = await writeOutputFile(file, envelope);
+    return await printResult(tool, command, envelope, format, output);
+  } finally {
+    signals.dispose();
+  }
+}
+
+function resolveFormat(tool: DispatchTool, parsed: ParsedArgv, issues: InputIssue[]): OutputFormat {
+  const given = parsed.given.get("format") as OutputFormat | undefined;
+  if (given !== undefined) return given;
+  const variable = `${tool.envPrefix}_FORMAT`;
+  const fromEnv = getEnv(variable);
+  if (fromEnv !== undefined && fromEnv !== "") {
+    if ((FORMATS as readonly string[]).includes(fromEnv)) return fromEnv as OutputFormat;
+    issues.push({ field: variable, message: `${variable} expects one of ${FORMATS.join(", ")}, got ${quote(fromEnv)}` });
+  }
+  return isTerminal("stdout") ? "plain" : "json";
+}
+
+function resolveTimeout(
+  tool: DispatchTool,
+  parsed: ParsedArgv,
+  definition: { timeout_seconds?: number },
+  issues: InputIssue[],
+): number {
+  const given = parsed.given.get("timeout") as number | undefined;
+  if (given !== undefined && given < 0) {
+    issues.push({ field: "--timeout", message: `--timeout expects seconds >= 0 (0 = no limit), got ${given}` });
+  }
+  const seconds = given ?? definition.timeout_seconds ?? tool.timeoutSeconds;
+  return Math.max(0, Math.round(seconds * 1000));
+}
+
+function missingCommand(tool: DispatchTool, parsed: ParsedArgv): InputIssue {
+  const group = parsed.words.join(".");
+  const children = group === "" ? [] : tool.registry.childrenOf(group);
+  if (children.length > 0) {
+    const names = children.map((path) => path.slice(group.length + 1).replaceAll(".", " "));
+    return {
+      field: parsed.words.join(" "),
+      message: `'${parsed.words.join(" ")}' needs a subcommand: ${names.join(", ")}`,
+      suggestion: `run '${tool.name} ${parsed.words.join(" ")} --help'`,
+    };
+  }
+  return { field: "command", message: "no command given", suggestion: `run '${tool.name} --help' to list the commands` };
+}
+
+async function argError(
+  tool: DispatchTool,
+  issues: InputIssue[],
+  format: OutputFormat,
+  output: CliOutput,
+  startedAt: number,
+  stream: "stdout" | "stderr",
+  path?: string,
+): Promise<number> {
+  const help = path === undefined ? `${tool.name} --help` : `${tool.name} ${path.replaceAll(".", " ")} --help`;
+  const envelope = makeEnvelope({
+    exitCode: ExitCode.ARG_ERROR,
+    error: {
+      code: "ARG_ERROR",
+      message: issues.map((issue) => issue.message).join("; "),
+      retryable: false,
+      phase: "validation",
+      suggestion: issues.find((issue) => issue.suggestion)?.suggestion ?? `run '${help}'`,
+      issues,
+    },
+    startedAt,
+  });
+  // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
+  if (format === "plain" || stream === "stderr") await output.line("stderr", renderPlainError(tool.name, envelope));
+  if (format === "json") await output.envelope(stream, envelope);
+  return ExitCode.ARG_ERROR;
+}
+
+async function printVersion(tool: DispatchTool, format: OutputFormat, output: CliOutput, startedAt: number): Promise<number> {
+  if (format === "plain") {
+    await output.line("stdout", `${tool.name} ${tool.version} (toolwire ${FRAMEWORK_VERSION})`);
+  } else {
+    const data = { name: tool.name, version: tool.version, framework_version: FRAMEWORK_VERSION };
+    await output.envelope("stdout", makeEnvelope({ exitCode: ExitCode.SUCCESS, data, startedAt }));
+  }
+  return ExitCode.SUCCESS;
+}
+
+async function printHelp(
+  tool: DispatchTool,
+  parsed: ParsedArgv,
+  command: RegisteredCommand | undefined,
+  output: CliOutput,
+  issues: InputIssue[],
+): Promise<number> {
+  if (command !== undefined) {
+    await output.line("stdout", commandHelp(tool, command.path, tool.registry.entryOf(command.path)!));
+    return ExitCode.SUCCESS;
+  }
+  const group = parsed.words.length > 0 ? parsed.words.join(".") : undefined;
+  const paths = group === undefined ? tool.registry.all().map((c) => c.path) : tool.registry.childrenOf(group);
+  if (paths.length === 0) {
+    await output.line("stderr", `${tool.name}: error: ${issues[0]?.message ?? "unknown command"}`);
+    return ExitCode.ARG_ERROR;
+  }
+  await output.line("stdout", toolHelp(tool, paths.map((path) => [path, tool.registry.entryOf(path)!] as const), group));
+  return ExitCode.SUCCESS;
+}
+
+async function writeOutputFile(file: string, envelope: ResponseEnvelope): Promise<ResponseEnvelope> {
+  const text = `${JSON.stringify(envelope.data, null, 2)}\n`;
+  await writeTextAtomic(file, text);
+  return { ...envelope, data: { output: file, bytes: new TextEncoder().encode(text).length } };
+}
+
+async function printResult(
+  tool: DispatchTool,
+  command: RegisteredCommand,
+  envelope: ResponseEnvelope,
+  format: OutputFormat,
+  output: CliOutput,
+): Promise<number> {
+  if (format === "json") return await output.envelope("stdout", envelope);
+  for (const warning of envelope.warnings) void output.line("stderr", `warning: ${warning.message}`);
+  if (!envelope.ok) {
+    await output.line("stderr", renderPlainError(tool.name, envelope));
+    return envelope.meta.exit_code;
+  }
+  const render = (command.definition as CommandDefinition).plain ?? renderPlainData;
+  const text = render(envelope.data);
+  if (text !== "") await output.line("stdout", text);
+  return envelope.meta.exit_code;
+}
+
+export { COMMAND_FRAMEWORK_FLAGS };

@@ -1,0 +1,219 @@
+import { CommandError } from "./command_error.ts";
+import type { Cancellation } from "./cancellation.ts";
+import { runWithDeadline, type Settled } from "./deadline.ts";
+import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
+import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
+import { ExitCode, exitCodeName, type ExitCodeTable } from "./exit_code.ts";
+import { callFingerprint, type IdempotencyStore } from "./idempotency_store.ts";
+import type { CommandInput } from "./input_values.ts";
+
+/** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
+export interface Invocation {
+  /** The command's dotted path. */
+  path: string;
+  /** The command. */
+  definition: CommandDefinition;
+  /** The command's full exit-code table (declared plus framework codes). */
+  exitCodes: ExitCodeTable;
+  /** Validated input. */
+  input: CommandInput;
+  /** `--idempotency-key` / `idempotency_key`. */
+  idempotencyKey?: string;
+  /** The store behind idempotency keys. */
+  store?: IdempotencyStore;
+  /** Destructive commands: preview only. */
+  dryRun?: boolean;
+  /** Destructive commands: the caller confirmed. */
+  confirmed?: boolean;
+  /** Milliseconds before TIMEOUT; 0 = none. */
+  timeoutMs: number;
+  /** Cancellation from outside; its `reason` should be a {@linkcode Cancellation}. */
+  signal?: AbortSignal;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Writes a diagnostic line for people. */
+  log(message: string): void;
+  /** Reports progress. */
+  progress(update: ProgressUpdate): void;
+}
+
+type Outcome = Settled<unknown>;
+
+/**
+ * Runs one command invocation to exactly one envelope: confirmation of destructive commands, idempotency
+ * replay, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
+ * declared exit code. This is the single path argv and MCP share (SPEC §2).
+ *
+ * @example
+ * ```ts
+ * const envelope = await executeCommand({ path: "add", definition, exitCodes, input, timeoutMs: 60_000, ... });
+ * envelope.meta.exit_code; // 0
+ * ```
+ */
+export async function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
+  const startedAt = performance.now();
+  const warnings: Warning[] = [];
+  const meta: Record<string, unknown> = { timeout_ms: invocation.timeoutMs };
+  const finish = (exitCode: number, data: unknown, error: ErrorDetail | null) =>
+    makeEnvelope({ exitCode, data, error, warnings, startedAt, meta });
+  const destructive = invocation.definition.danger_level === "destructive";
+
+  if (destructive && !invocation.dryRun && !invocation.confirmed) {
+    const preview = await runHandler(invocation, warnings, true, {});
+    if (preview.kind !== "data") return outcomeEnvelope(invocation, preview, finish, warnings);
+    return finish(ExitCode.ARG_ERROR, null, {
+      code: "CONFIRMATION_REQUIRED",
+      message: `${invocation.path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
+      retryable: false,
+      phase: "validation",
+      suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
+      preview: preview.data ?? null,
+    });
+  }
+
+  const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
+  let fingerprint: string | undefined;
+  if (key !== undefined && invocation.store !== undefined) {
+    fingerprint = await callFingerprint(invocation.path, invocation.input);
+    const stored = await invocation.store.get(key);
+    if (stored !== undefined && stored.fingerprint !== fingerprint) {
+      return finish(ExitCode.CONFLICT, null, {
+        code: "IDEMPOTENCY_CONFLICT",
+        message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
+        retryable: false,
+        phase: "validation",
+        suggestion: "use a new idempotency key for a different call",
+      });
+    }
+    if (stored !== undefined) {
+      meta.idempotency_hit = true;
+      return finish(ExitCode.SUCCESS, replayed(stored.data), null);
+    }
+  }
+
+  const outcome = await runHandler(invocation, warnings, invocation.dryRun === true, meta);
+  if (outcome.kind === "data" && key !== undefined && fingerprint !== undefined && invocation.store !== undefined) {
+    await invocation.store.put(key, {
+      fingerprint,
+      command: invocation.path,
+      data: outcome.data ?? null,
+      stored_at: new Date().toISOString(),
+    });
+  }
+  return outcomeEnvelope(invocation, outcome, finish, warnings);
+}
+
+function replayed(data: unknown): unknown {
+  if (typeof data === "object" && data !== null && !Array.isArray(data)) return { ...data, effect: "noop" };
+  return data;
+}
+
+function outcomeEnvelope(
+  invocation: Invocation,
+  outcome: Outcome,
+  finish: (exitCode: number, data: unknown, error: ErrorDetail | null) => ResponseEnvelope,
+  warnings: Warning[],
+): ResponseEnvelope {
+  const declared = (code: number) => invocation.exitCodes[String(code)];
+  switch (outcome.kind) {
+    case "data":
+      return finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
+    case "timeout": {
+      const seconds = invocation.timeoutMs / 1000;
+      return finish(ExitCode.TIMEOUT, null, {
+        code: "TIMEOUT",
+        message: `${invocation.path.replaceAll(".", " ")} exceeded its time limit of ${seconds} s`,
+        retryable: declared(ExitCode.TIMEOUT)?.retryable ?? false,
+        phase: "execution",
+        suggestion: "raise --timeout (0 = no limit) or narrow the request",
+      });
+    }
+    case "cancelled":
+      return finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
+    case "error":
+      return errorEnvelope(invocation, outcome.error, finish, warnings);
+  }
+}
+
+/**
+ * The `error` object of a cancelled invocation (REQ-F-013, REQ-F-069): code CANCELLED, and the signal in
+ * `context.signal`.
+ *
+ * @example
+ * ```ts
+ * cancelledError(new Cancellation("SIGTERM")).context; // { signal: "SIGTERM" }
+ * ```
+ */
+export function cancelledError(cancellation: Cancellation): ErrorDetail {
+  return {
+    code: "CANCELLED",
+    message: cancellation.message,
+    retryable: false,
+    phase: "execution",
+    ...(cancellation.signal === undefined ? {} : { context: { signal: cancellation.signal } }),
+  };
+}
+
+function errorEnvelope(
+  invocation: Invocation,
+  error: unknown,
+  finish: (exitCode: number, data: unknown, error: ErrorDetail | null) => ResponseEnvelope,
+  warnings: Warning[],
+): ResponseEnvelope {
+  if (!(error instanceof CommandError)) {
+    const message = error instanceof Error ? error.message : String(error);
+    invocation.log(`${invocation.path}: unexpected error: ${error instanceof Error ? error.stack ?? message : message}`);
+    return finish(ExitCode.GENERAL_ERROR, null, {
+      code: "GENERAL_ERROR",
+      message: `unexpected error: ${message}`,
+      retryable: false,
+      phase: "execution",
+    });
+  }
+  let exitCode = error.exitCode;
+  const entry = invocation.exitCodes[String(exitCode)];
+  if (entry === undefined || exitCode === ExitCode.SUCCESS) {
+    // The manifest promises an exhaustive table (REQ-C-001): an undeclared code is reported, not emitted.
+    warnings.push({
+      code: "UNDECLARED_EXIT_CODE",
+      message: `${invocation.path} raised exit code ${exitCode}, which it does not declare; reported as GENERAL_ERROR`,
+      exit_code: exitCode,
+    });
+    exitCode = ExitCode.GENERAL_ERROR;
+  }
+  const { code, suggestion, retryable, details } = error.options;
+  return finish(exitCode, null, {
+    ...details,
+    code: code ?? exitCodeName(error.exitCode) ?? entry?.name ?? "GENERAL_ERROR",
+    message: error.message,
+    retryable: retryable ?? invocation.exitCodes[String(exitCode)]?.retryable ?? false,
+    phase: exitCode === ExitCode.ARG_ERROR ? "validation" : "execution",
+    ...(suggestion === undefined ? {} : { suggestion }),
+  });
+}
+
+function normaliseData(data: unknown): unknown {
+  return data === undefined ? null : data;
+}
+
+function runHandler(
+  invocation: Invocation,
+  warnings: Warning[],
+  dryRun: boolean,
+  meta: Record<string, unknown>,
+): Promise<Settled<unknown>> {
+  return runWithDeadline((signal) => {
+    const context: CommandContext = {
+      flags: invocation.input.flags as CommandContext["flags"],
+      args: invocation.input.args as CommandContext["args"],
+      signal,
+      dryRun,
+      env: invocation.env,
+      log: invocation.log,
+      warn: (warning) => warnings.push(warning),
+      progress: invocation.progress,
+      meta,
+    };
+    return invocation.definition.run(context);
+  }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
+}

@@ -1,0 +1,177 @@
+import { closestMatch } from "./closest_match.ts";
+import type { FlagSpec, PositionalSpec } from "./contract.ts";
+
+/** One thing wrong with an invocation's input; all of them are collected before anything runs. */
+export interface InputIssue {
+  /** The flag or argument at fault, as the caller wrote it (`--limit`, `<id>`, `limit`). */
+  field: string;
+  /** What is wrong, e.g. `--read-only expects a boolean, got 'maybe'`. */
+  message: string;
+  /** What would be right. */
+  suggestion?: string;
+}
+
+/** Validated input, the same whether it came from argv or from an MCP `tools/call`. */
+export interface CommandInput {
+  /** Flag values by flag name (kebab-case). */
+  flags: Record<string, unknown>;
+  /** Positional values by name. */
+  args: Record<string, unknown>;
+}
+
+type Coerced = { value: unknown } | { issue: InputIssue };
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Converts one flag value written on the command line into its declared type.
+ *
+ * @example
+ * ```ts
+ * coerceText("--limit", { type: "integer", description: "" }, "5"); // { value: 5 }
+ * ```
+ */
+export function coerceText(label: string, spec: Pick<FlagSpec, "type" | "enum_values">, text: string): Coerced {
+  switch (spec.type) {
+    case "boolean":
+      if (text === "true") return { value: true };
+      if (text === "false") return { value: false };
+      return invalid(label, "a boolean", text, "use true or false");
+    case "integer": {
+      const value = Number(text);
+      if (INTEGER_TEXT.test(text) && Number.isSafeInteger(value)) return { value };
+      return invalid(label, "an integer", text);
+    }
+    case "number": {
+      const value = Number(text);
+      if (NUMBER_TEXT.test(text) && Number.isFinite(value)) return { value };
+      return invalid(label, "a number", text);
+    }
+    case "enum":
+      return coerceEnum(label, spec.enum_values ?? [], text);
+    case "array":
+      return { value: [text] };
+    case "string":
+      return { value: text };
+  }
+}
+
+/**
+ * Checks one flag value that arrived as JSON (an MCP tool argument) against its declared type.
+ *
+ * @example
+ * ```ts
+ * coerceJson("limit", { type: "integer", description: "" }, 5); // { value: 5 }
+ * ```
+ */
+export function coerceJson(label: string, spec: Pick<FlagSpec, "type" | "enum_values">, value: unknown): Coerced {
+  switch (spec.type) {
+    case "boolean":
+      return typeof value === "boolean" ? { value } : invalid(label, "a boolean", value);
+    case "integer":
+      return Number.isSafeInteger(value) ? { value } : invalid(label, "an integer", value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? { value } : invalid(label, "a number", value);
+    case "enum":
+      return typeof value === "string"
+        ? coerceEnum(label, spec.enum_values ?? [], value)
+        : invalid(label, "a string", value);
+    case "array":
+      return Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? { value: [...value] }
+        : invalid(label, "an array of strings", value);
+    case "string":
+      return typeof value === "string" ? { value } : invalid(label, "a string", value);
+  }
+}
+
+function coerceEnum(label: string, allowed: readonly string[], text: string): Coerced {
+  if (allowed.includes(text)) return { value: text };
+  const near = closestMatch(text, allowed);
+  return {
+    issue: {
+      field: label,
+      message: `${label} expects one of ${allowed.join(", ")}, got ${quote(text)}`,
+      ...(near === undefined ? {} : { suggestion: `did you mean ${quote(near)}?` }),
+    },
+  };
+}
+
+function invalid(label: string, expected: string, got: unknown, suggestion?: string): Coerced {
+  return {
+    issue: {
+      field: label,
+      message: `${label} expects ${expected}, got ${quote(got)}`,
+      ...(suggestion === undefined ? {} : { suggestion }),
+    },
+  };
+}
+
+/** Renders a received value for an error message: short, single-quoted text, or JSON for non-strings. */
+export function quote(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const short = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return typeof value === "string" ? `'${short}'` : short;
+}
+
+/**
+ * Applies defaults and required-flag checks once every given flag is coerced. Booleans default to `false`
+ * and arrays to `[]`, so handlers never see them undefined.
+ *
+ * @example
+ * ```ts
+ * const flags = completeFlags(specs, given, issues, (name) => `--${name}`);
+ * ```
+ */
+export function completeFlags(
+  specs: Readonly<Record<string, FlagSpec>>,
+  given: Map<string, unknown>,
+  issues: InputIssue[],
+  label: (name: string) => string,
+): Record<string, unknown> {
+  const flags: Record<string, unknown> = Object.create(null);
+  for (const [name, spec] of Object.entries(specs)) {
+    if (given.has(name)) flags[name] = given.get(name);
+    else if (spec.default !== undefined) flags[name] = structuredClone(spec.default);
+    else if (spec.required) issues.push({ field: label(name), message: `${label(name)} is required` });
+    else if (spec.type === "boolean") flags[name] = false;
+    else if (spec.type === "array") flags[name] = [];
+  }
+  return flags;
+}
+
+/**
+ * Validates positional values in declaration order, collecting every problem.
+ *
+ * @example
+ * ```ts
+ * const args = completePositionals([{ name: "id", description: "", type: "integer" }], ["7"], issues, "text");
+ * ```
+ */
+export function completePositionals(
+  specs: readonly PositionalSpec[],
+  values: readonly unknown[],
+  issues: InputIssue[],
+  source: "text" | "json",
+  label: (name: string) => string = (name) => `<${name}>`,
+): Record<string, unknown> {
+  const args: Record<string, unknown> = Object.create(null);
+  specs.forEach((spec, index) => {
+    const name = label(spec.name);
+    if (index >= values.length || values[index] === undefined) {
+      if (spec.required !== false) issues.push({ field: name, message: `missing argument ${name}` });
+      return;
+    }
+    const flagLike = { type: spec.type ?? "string" } as const;
+    const coerced = source === "text"
+      ? coerceText(name, flagLike, String(values[index]))
+      : coerceJson(name, flagLike, values[index]);
+    if ("issue" in coerced) issues.push(coerced.issue);
+    else args[spec.name] = coerced.value;
+  });
+  for (const extra of values.slice(specs.length)) {
+    issues.push({ field: quote(extra), message: `unexpected argument ${quote(extra)}` });
+  }
+  return args;
+}

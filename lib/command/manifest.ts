@@ -1,0 +1,155 @@
+import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } from "./contract.ts";
+import type { ExitCodeTable } from "./exit_code.ts";
+import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
+
+/** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */
+export const MANIFEST_SCHEMA_VERSION = "3.17";
+
+/** A flag as the manifest shows it: `required` always present. */
+export interface FlagEntry extends Omit<FlagSpec, "required"> {
+  required: boolean;
+}
+
+/** A positional as the manifest shows it. */
+export interface PositionalEntry extends Required<Omit<PositionalSpec, "type">> {
+  type: "string" | "integer" | "number";
+}
+
+/** One command in the manifest: its declared contract plus what the framework adds. */
+export interface CommandEntry extends Omit<CommandContract, "exit_codes"> {
+  flags: Record<string, FlagEntry>;
+  positionals?: PositionalEntry[];
+  exit_codes: ExitCodeTable;
+  /** Destructive commands proceed only with `--confirm-destructive` (REQ-O-021). */
+  requires_confirmation?: true;
+  /** Dotted paths of direct child commands. */
+  subcommands?: string[];
+}
+
+/** The whole command tree in one object (REQ-O-041). */
+export interface Manifest {
+  schema_version: string;
+  framework_version: string;
+  /** `sha256:` of the canonical JSON of everything else: equal registrations, equal etag. */
+  etag: string;
+  /** The tool this manifest describes. */
+  tool: { name: string; version: string; description: string };
+  /** Flat map from dotted path to entry, sorted by path. */
+  commands: Record<string, CommandEntry>;
+}
+
+// Fixed field order, so equal registrations serialise byte for byte the same.
+const CONTRACT_FIELDS = [
+  "description", "aliases", "danger_level", "required_scopes", "stdout", "protocol", "mcp", "arguments", "stderr",
+  "stdin", "interactive", "streaming_default", "output_file", "output_schema", "output_formats",
+  "output_media_types", "async", "spawns_background_process", "cleanup_command", "max_lifetime_seconds",
+  "confirm_flag", "safe_default", "idempotent", "has_network_io", "examples",
+] as const satisfies ReadonlyArray<keyof CommandContract>;
+
+/**
+ * The manifest entry of one command: its declared data (handlers and run-time settings left out), its flags
+ * with the framework's own, and its exit codes with those the framework can raise.
+ *
+ * @example
+ * ```ts
+ * const entry = manifestEntry(definition);
+ * entry.exit_codes["2"].name; // "ARG_ERROR"
+ * ```
+ */
+export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
+  const source = definition as unknown as Record<string, unknown>;
+  const entry: Record<string, unknown> = {};
+  for (const field of CONTRACT_FIELDS) {
+    if (source[field] !== undefined) entry[field] = structuredClone(source[field]);
+  }
+  const flags: Record<string, FlagEntry> = {};
+  for (const [name, spec] of Object.entries({ ...definition.flags, ...frameworkFlagsFor(definition) })) {
+    flags[name] = flagEntry(spec);
+  }
+  entry.flags = flags;
+  if (definition.positionals !== undefined && definition.positionals.length > 0) {
+    entry.positionals = definition.positionals.map((p) => ({
+      name: p.name,
+      type: p.type ?? "string",
+      required: p.required !== false,
+      description: p.description,
+    }));
+  }
+  entry.exit_codes = sortedByCode({ ...frameworkExitCodes(definition), ...structuredClone(definition.exit_codes) });
+  if (definition.danger_level === "destructive" && definition.stdout !== "protocol") entry.requires_confirmation = true;
+  return entry as unknown as CommandEntry;
+}
+
+function flagEntry(spec: FlagSpec): FlagEntry {
+  const entry: FlagEntry = { type: spec.type, required: spec.required ?? false, description: spec.description };
+  if (spec.default !== undefined) entry.default = structuredClone(spec.default);
+  if (spec.enum_values !== undefined) entry.enum_values = [...spec.enum_values];
+  if (spec.short !== undefined) entry.short = spec.short;
+  return entry;
+}
+
+function sortedByCode(table: ExitCodeTable): ExitCodeTable {
+  const sorted: ExitCodeTable = {};
+  for (const key of Object.keys(table).sort((a, b) => Number(a) - Number(b))) sorted[key] = table[key]!;
+  return sorted;
+}
+
+/**
+ * Assembles the manifest from entries, adds `subcommands`, and computes the deterministic etag.
+ *
+ * @example
+ * ```ts
+ * const manifest = await assembleManifest({ name: "notes", version: "1.0.0", description: "" }, "0.1.0", entries);
+ * manifest.etag; // "sha256:…"
+ * ```
+ */
+export async function assembleManifest(
+  tool: Manifest["tool"],
+  frameworkVersion: string,
+  entries: ReadonlyMap<string, CommandEntry>,
+): Promise<Manifest> {
+  const commands: Record<string, CommandEntry> = {};
+  const paths = [...entries.keys()].sort();
+  for (const path of paths) {
+    const children = paths.filter((other) => other.startsWith(`${path}.`) && !other.slice(path.length + 1).includes("."));
+    commands[path] = children.length > 0 ? { ...entries.get(path)!, subcommands: children } : entries.get(path)!;
+  }
+  const body = { schema_version: MANIFEST_SCHEMA_VERSION, framework_version: frameworkVersion, tool, commands };
+  return {
+    schema_version: body.schema_version,
+    framework_version: body.framework_version,
+    etag: await sha256Tag(canonicalJson(body)),
+    tool,
+    commands,
+  };
+}
+
+/**
+ * JSON with object keys sorted at every depth: one text for one value, whatever the insertion order.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }); // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ * ```
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * `sha256:` followed by the hex digest of a text's UTF-8 bytes.
+ *
+ * @example
+ * ```ts
+ * await sha256Tag("abc"); // "sha256:ba7816bf…"
+ * ```
+ */
+export async function sha256Tag(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return `sha256:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

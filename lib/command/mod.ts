@@ -1,0 +1,15 @@
+/**
+ * Commands with declared contracts: registration, argv parsing, the executor, envelopes, the manifest.
+ * @module
+ */
+import "./builtin_manifest.ts";
+
+export * from "./cancellation.ts";
+export * from "./command_error.ts";
+export * from "./contract.ts";
+export * from "./envelope.ts";
+export * from "./exit_code.ts";
+export * from "./framework_flags.ts";
+export * from "./manifest.ts";
+export { CommandRegistry, mostSevere, type RegisteredCommand } from "./registry.ts";
+export { createTool, Tool, type ToolOptions } from "./tool.ts";

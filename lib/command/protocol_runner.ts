@@ -1,0 +1,157 @@
+import { redirectStrayStdout, stdinReadable, stdioWritable } from "../runtime/mod.ts";
+import { Cancellation } from "./cancellation.ts";
+import type { CliOutput } from "./cli_output.ts";
+import { CommandError } from "./command_error.ts";
+import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolLoop } from "./contract.ts";
+import { runWithDeadline } from "./deadline.ts";
+import { type ErrorDetail, makeEnvelope } from "./envelope.ts";
+import { cancelledError } from "./executor.ts";
+import { ExitCode, exitCodeName, type ExitCodeTable } from "./exit_code.ts";
+import type { OutputFormat } from "./framework_flags.ts";
+import type { CommandInput } from "./input_values.ts";
+import { renderPlainError } from "./plain_text.ts";
+
+/** How long a serving loop gets to wind down after a signal before the process ends without it. */
+const SHUTDOWN_GRACE_MS = 1_000;
+
+/** Everything the runner needs for one protocol command invocation. */
+export interface ProtocolRun {
+  tool: string;
+  path: string;
+  definition: ProtocolCommandDefinition;
+  exitCodes: ExitCodeTable;
+  input: CommandInput;
+  /** Phase 1's time limit; 0 = none. Serving itself is never timed out (REQ-C-032). */
+  timeoutMs: number;
+  format: OutputFormat;
+  output: CliOutput;
+  /** Aborted by SIGTERM/SIGINT/SIGHUP with a {@linkcode Cancellation} reason. */
+  signal: AbortSignal;
+  env(name: string): string | undefined;
+  startedAt: number;
+}
+
+/**
+ * Runs a protocol server command in its two phases (REQ-C-032). Phase 1: the handler prepares under the
+ * time limit; nothing touches stdout; a failure is plain text on stderr and, in JSON mode, one envelope as
+ * the last stderr line, with a code from the declared table. Phase 2: stray stdout writes are rerouted to
+ * stderr and the loop owns stdin/stdout; EOF or the protocol's own shutdown is exit 0 with no envelope; a
+ * signal is 128+N with the envelope last on stderr; a fatal error after serving began is never 2.
+ * Resolves to the exit code; the caller flushes and exits.
+ *
+ * @example
+ * ```ts
+ * const code = await runProtocolCommand(run);
+ * ```
+ */
+export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
+  const log = (message: string) => void run.output.line("stderr", message);
+  const prepared = await runWithDeadline((signal) => {
+    const context: CommandContext = {
+      flags: run.input.flags as CommandContext["flags"],
+      args: run.input.args as CommandContext["args"],
+      signal,
+      dryRun: false,
+      env: run.env,
+      log,
+      warn: (warning) => log(`warning: ${warning.message}`),
+      progress: () => {},
+      meta: {},
+    };
+    return run.definition.serve(context);
+  }, { timeoutMs: run.timeoutMs, signal: run.signal });
+
+  switch (prepared.kind) {
+    case "timeout":
+      return fail(run, ExitCode.TIMEOUT, {
+        code: "TIMEOUT",
+        message: `${words(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`,
+        retryable: run.exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
+        phase: "execution",
+      });
+    case "cancelled":
+      return fail(run, prepared.cancellation.exitCode, cancelledError(prepared.cancellation));
+    case "error":
+      return failFromError(run, prepared.error, false);
+    case "data":
+      return await serve(run, prepared.data, log);
+  }
+}
+
+async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string) => void): Promise<number> {
+  if (typeof loop !== "function") {
+    return failFromError(run, new Error(`${run.path}: serve() must return the protocol loop function`), false);
+  }
+  const restore = redirectStrayStdout();
+  const stop = new AbortController();
+  let signalled: Cancellation | undefined;
+  const onSignal = () => {
+    signalled = run.signal.reason instanceof Cancellation ? run.signal.reason : new Cancellation("SIGTERM");
+    stop.abort(signalled);
+  };
+  run.signal.addEventListener("abort", onSignal, { once: true });
+  const session = loop({ stdin: stdinReadable(), stdout: stdioWritable("stdout"), signal: stop.signal, log })
+    .then((end) => ({ end }), (error: unknown) => ({ error }));
+  const interrupted = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const grace = interrupted.then(() => new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS))));
+  try {
+    const result = await Promise.race([session, grace.then(() => undefined)]);
+    if (signalled !== undefined) return fail(run, signalled.exitCode, cancelledError(signalled));
+    if (result === undefined) return ExitCode.SUCCESS;
+    if ("error" in result) return failFromError(run, result.error, true);
+    if (result.end === undefined) return ExitCode.SUCCESS;
+    return failAfterServing(run, result.end);
+  } finally {
+    clearTimeout(graceTimer);
+    run.signal.removeEventListener("abort", onSignal);
+    restore();
+  }
+}
+
+function failAfterServing(run: ProtocolRun, end: ProtocolFailure): Promise<number> {
+  const code = servingExitCode(run, end.exitCode);
+  return fail(run, code, { code: end.code, message: end.message, retryable: false, phase: "execution" });
+}
+
+/** Requests may already have changed state once serving began, so 2 (nothing done) is never right then. */
+function servingExitCode(run: ProtocolRun, code: number): number {
+  if (code === ExitCode.ARG_ERROR || code === ExitCode.SUCCESS) return ExitCode.GENERAL_ERROR;
+  return run.exitCodes[String(code)] === undefined ? ExitCode.GENERAL_ERROR : code;
+}
+
+function failFromError(run: ProtocolRun, error: unknown, serving: boolean): Promise<number> {
+  if (error instanceof CommandError) {
+    const declared = run.exitCodes[String(error.exitCode)] !== undefined && error.exitCode !== ExitCode.SUCCESS;
+    let code = declared ? error.exitCode : ExitCode.GENERAL_ERROR;
+    if (serving) code = servingExitCode(run, code);
+    return fail(run, code, {
+      ...error.options.details,
+      code: error.options.code ?? exitCodeName(error.exitCode) ?? "GENERAL_ERROR",
+      message: error.message,
+      retryable: error.options.retryable ?? run.exitCodes[String(code)]?.retryable ?? false,
+      phase: code === ExitCode.ARG_ERROR ? "validation" : "execution",
+      ...(error.options.suggestion === undefined ? {} : { suggestion: error.options.suggestion }),
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.stack) void run.output.line("stderr", error.stack);
+  return fail(run, ExitCode.GENERAL_ERROR, {
+    code: "GENERAL_ERROR",
+    message: `${serving ? "the server failed" : "preparing to serve failed"}: ${message}`,
+    retryable: false,
+    phase: "execution",
+  });
+}
+
+/** Writes the failure: plain text on stderr, then in JSON mode the envelope as the last stderr line. */
+async function fail(run: ProtocolRun, exitCode: number, error: ErrorDetail): Promise<number> {
+  const envelope = makeEnvelope({ exitCode, error, startedAt: run.startedAt });
+  await run.output.line("stderr", renderPlainError(run.tool, envelope));
+  if (run.format === "json") return await run.output.envelope("stderr", envelope);
+  return exitCode;
+}
+
+function words(path: string): string {
+  return path.replaceAll(".", " ");
+}

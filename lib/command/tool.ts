@@ -1,0 +1,143 @@
+import { commandArgs, exitProcess, getEnv, homeDir, joinPath, killAllChildren } from "../runtime/mod.ts";
+import { FRAMEWORK_VERSION } from "../version.ts";
+import { CliOutput } from "./cli_output.ts";
+import { RegistrationError } from "./command_error.ts";
+import type { CommandDefinition, FlagSpec, PositionalSpec, ProtocolCommandDefinition } from "./contract.ts";
+import { dispatch } from "./dispatch.ts";
+import { makeEnvelope } from "./envelope.ts";
+import { ExitCode } from "./exit_code.ts";
+import type { Manifest } from "./manifest.ts";
+import { renderPlainError } from "./plain_text.ts";
+import { CommandRegistry, type EntryRefiner } from "./registry.ts";
+
+/** Options of {@linkcode createTool}. */
+export interface ToolOptions {
+  /** The program name, lowercase kebab-case: `notes`. */
+  name: string;
+  /** The tool's own version. */
+  version: string;
+  /** One sentence: what the tool is for. */
+  description: string;
+  /** Default time limit of every command, in seconds; 0 = none. @default 60 */
+  timeoutSeconds?: number;
+  /** Prefix of the tool's environment variables (`NOTES_FORMAT`). @default the name, upper snake case */
+  envPrefix?: string;
+  /** Directory of the idempotency store, from the environment. @default `$XDG_STATE_HOME/<name>/idempotency` */
+  stateDir?: (env: (name: string) => string | undefined) => string;
+}
+
+/** A hook that registers a built-in command on every tool; see {@linkcode registerBuiltin}. */
+export type BuiltinInstaller = (tool: Tool) => void;
+
+const builtins: BuiltinInstaller[] = [];
+
+/**
+ * Adds a built-in command to every tool created afterwards (`manifest` and `mcp.serve` use it). For
+ * framework modules, not for tool authors.
+ *
+ * @example
+ * ```ts
+ * registerBuiltin((tool) => tool.command("doctor", doctorDefinition));
+ * ```
+ */
+export function registerBuiltin(installer: BuiltinInstaller): void {
+  builtins.push(installer);
+}
+
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/**
+ * A command-line tool: a set of commands with declared contracts, the built-in `manifest` and
+ * `mcp serve`, and `main()` that runs one invocation and exits with its code.
+ *
+ * @example
+ * ```ts
+ * const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets people" });
+ * tool.command("greet", { ...contract, run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });
+ * await tool.main();
+ * ```
+ */
+export class Tool {
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly envPrefix: string;
+  readonly timeoutSeconds: number;
+  readonly registry: CommandRegistry = new CommandRegistry();
+  readonly #stateDir: ToolOptions["stateDir"];
+
+  constructor(options: ToolOptions) {
+    if (!NAME.test(options.name)) {
+      throw new RegistrationError(options.name, "name", "a tool name is lowercase kebab-case, e.g. 'notes'");
+    }
+    this.name = options.name;
+    this.version = options.version;
+    this.description = options.description;
+    this.envPrefix = options.envPrefix ?? options.name.toUpperCase().replaceAll("-", "_");
+    this.timeoutSeconds = options.timeoutSeconds ?? 60;
+    this.#stateDir = options.stateDir;
+    for (const install of builtins) install(this);
+  }
+
+  /**
+   * Registers a command at a dotted path (`notes.add` runs as `tool notes add`). Throws
+   * {@linkcode RegistrationError} at once when the declaration breaks a rule.
+   */
+  command<const F extends Record<string, FlagSpec>, const P extends readonly PositionalSpec[]>(
+    path: string,
+    definition: CommandDefinition<F, P> | ProtocolCommandDefinition<F, P>,
+    refiner?: EntryRefiner,
+  ): this {
+    this.registry.register(path, definition as unknown as CommandDefinition, refiner);
+    return this;
+  }
+
+  /** The manifest (REQ-O-041). */
+  manifest(): Promise<Manifest> {
+    return this.registry.manifest({ name: this.name, version: this.version, description: this.description }, FRAMEWORK_VERSION);
+  }
+
+  /** Directory of the idempotency store. */
+  stateDir(): string {
+    if (this.#stateDir !== undefined) return this.#stateDir(getEnv);
+    const base = getEnv("XDG_STATE_HOME") || joinPath(homeDir(), ".local", "state");
+    return joinPath(base, this.name, "idempotency");
+  }
+
+  /**
+   * Runs one invocation (argv defaults to the process's) and exits with its code once stdout and stderr are
+   * flushed and every child process has been told to end.
+   */
+  async main(argv: readonly string[] = commandArgs()): Promise<never> {
+    const output = new CliOutput();
+    let code: number;
+    try {
+      code = await dispatch(this, argv, output);
+    } catch (error) {
+      // A framework bug must still end in one envelope and exit 1, never a stack trace on stdout.
+      const envelope = makeEnvelope({
+        exitCode: ExitCode.GENERAL_ERROR,
+        error: { code: "GENERAL_ERROR", message: `internal error: ${String(error)}`, retryable: false, phase: "execution" },
+        startedAt: performance.now(),
+      });
+      await output.line("stderr", renderPlainError(this.name, envelope));
+      if (error instanceof Error && error.stack) await output.line("stderr", error.stack);
+      code = ExitCode.GENERAL_ERROR;
+    }
+    await output.flush();
+    killAllChildren();
+    return exitProcess(code);
+  }
+}
+
+/**
+ * Creates a tool.
+ *
+ * @example
+ * ```ts
+ * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep short notes" });
+ * ```
+ */
+export function createTool(options: ToolOptions): Tool {
+  return new Tool(options);
+}

@@ -1,0 +1,102 @@
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { Readable, Writable } from "node:stream";
+import { SIGNAL_NUMBERS } from "./process.ts";
+
+/** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
+export interface ChildExit {
+  /** The exit code; 128+N when the child died by signal N. */
+  code: number;
+  /** The signal that ended the child, if any. */
+  signal: string | null;
+}
+
+/** Options for {@linkcode spawnChild}. */
+export interface SpawnOptions {
+  /** Working directory. @default the current one */
+  cwd?: string;
+  /** The child's whole environment. @default the parent's */
+  env?: Record<string, string>;
+  /** `"pipe"` gives a writable stdin; `"null"` gives the child an empty stdin that is at EOF at once. @default "pipe" */
+  stdin?: "pipe" | "null";
+}
+
+/** A running child process with its standard streams as Web Streams. */
+export interface ChildProcess {
+  /** The child's process id. */
+  readonly pid: number;
+  /** The child's stdin, or `null` when spawned with `stdin: "null"`. */
+  readonly stdin: WritableStream<Uint8Array> | null;
+  /** The child's stdout. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The child's stderr. */
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Settles when the child has exited. */
+  readonly exited: Promise<ChildExit>;
+  /** Sends a signal to the child's whole process group, so grandchildren end with it. */
+  kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP"): void;
+}
+
+const SIGNUMS: Record<string, number> = { ...SIGNAL_NUMBERS, SIGKILL: 9, SIGPIPE: 13, SIGQUIT: 3, SIGABRT: 6 };
+
+const liveChildren = new Set<ChildProcess>();
+
+/**
+ * Spawns a program without a shell — arguments are passed as they are, so nothing in them is interpreted —
+ * in a process group of its own. Every child is tracked until it exits; {@linkcode killAllChildren} ends them
+ * all when the parent ends.
+ *
+ * @example
+ * ```ts
+ * const child = spawnChild("ls", ["-l"], { stdin: "null" });
+ * const text = await new Response(child.stdout).text();
+ * const { code } = await child.exited;
+ * ```
+ */
+export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
+  const node = spawn(command, [...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
+    detached: process.platform !== "win32",
+  });
+  const exited = new Promise<ChildExit>((resolve) => {
+    node.once("error", () => resolve({ code: 127, signal: null }));
+    node.once("close", (code, signal) => {
+      resolve({ code: code ?? 128 + (SIGNUMS[signal ?? ""] ?? 0), signal: code === null ? signal : null });
+    });
+  });
+  const child: ChildProcess = {
+    pid: node.pid ?? -1,
+    stdin: node.stdin ? (Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>) : null,
+    stdout: Readable.toWeb(node.stdout!) as unknown as ReadableStream<Uint8Array>,
+    stderr: Readable.toWeb(node.stderr!) as unknown as ReadableStream<Uint8Array>,
+    exited,
+    kill(signal = "SIGTERM") {
+      if (node.pid === undefined || node.exitCode !== null || node.signalCode !== null) return;
+      try {
+        if (process.platform === "win32") node.kill(signal);
+        else process.kill(-node.pid, signal);
+      } catch {
+        // Already gone: nothing to end.
+      }
+    },
+  };
+  liveChildren.add(child);
+  void exited.then(() => liveChildren.delete(child));
+  return child;
+}
+
+/**
+ * Ends every child process this process spawned and that is still running (REQ-C-032: every child the server
+ * started ends with it).
+ *
+ * @example
+ * ```ts
+ * killAllChildren();
+ * exitProcess(0);
+ * ```
+ */
+export function killAllChildren(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
+  for (const child of liveChildren) child.kill(signal);
+}

@@ -1,0 +1,28 @@
+/**
+ * The slice of the `Deno` namespace the runtime adapter uses, typed by hand so that `tsc` (which has no Deno
+ * types) and `deno check` both accept the adapter.
+ */
+export interface DenoApi {
+  args: string[];
+  pid: number;
+  env: { get(name: string): string | undefined; toObject(): Record<string, string> };
+  execPath(): string;
+  exit(code: number): never;
+  cwd(): string;
+  stdin: { readable: ReadableStream<Uint8Array>; isTerminal(): boolean };
+  stdout: DenoWriter;
+  stderr: DenoWriter;
+  addSignalListener(signal: string, handler: () => void): void;
+  removeSignalListener(signal: string, handler: () => void): void;
+  build: { os: string };
+}
+
+/** A Deno stdio writer. */
+export interface DenoWriter {
+  write(bytes: Uint8Array): Promise<number>;
+  writeSync(bytes: Uint8Array): number;
+  isTerminal(): boolean;
+}
+
+/** The `Deno` global when running on Deno, else `undefined`. Detecting `process` would lie: Deno has it too. */
+export const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;

@@ -1,0 +1,76 @@
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { homedir } from "node:os";
+
+/**
+ * Reads a UTF-8 text file; `undefined` when it does not exist.
+ *
+ * @example
+ * ```ts
+ * const text = await readTextIfExists("/tmp/notes.json");
+ * ```
+ */
+export async function readTextIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Writes a file atomically: the text goes to a temporary sibling that is then renamed over the target, so a
+ * reader sees the old content or the new, never a torn file.
+ *
+ * @example
+ * ```ts
+ * await writeTextAtomic("/tmp/notes.json", "{}");
+ * ```
+ */
+export async function writeTextAtomic(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, text, { encoding: "utf8", mode: 0o600 });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Creates a directory and its parents; a no-op when it exists.
+ *
+ * @example
+ * ```ts
+ * await ensureDir("/tmp/notes");
+ * ```
+ */
+export async function ensureDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Joins path segments with the platform separator.
+ *
+ * @example
+ * ```ts
+ * joinPath("/home/a", ".local", "share"); // "/home/a/.local/share"
+ * ```
+ */
+export function joinPath(...segments: string[]): string {
+  return join(...segments);
+}
+
+/**
+ * The current user's home directory.
+ *
+ * @example
+ * ```ts
+ * const home = homeDir();
+ * ```
+ */
+export function homeDir(): string {
+  return homedir();
+}

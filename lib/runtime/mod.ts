@@ -1,0 +1,9 @@
+/**
+ * The runtime adapter: the only code in toolwire that touches `Deno.*` or `node:*`. Everything above it speaks
+ * Web-standard APIs.
+ * @module
+ */
+export * from "./child_process.ts";
+export * from "./fs.ts";
+export * from "./process.ts";
+export * from "./stdio.ts";

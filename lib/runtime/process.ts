@@ -1,0 +1,124 @@
+import process from "node:process";
+import { deno } from "./deno_api.ts";
+
+/** Which runtime this is: the one place that asks. */
+export type RuntimeKey = "deno" | "node";
+
+/**
+ * The runtime executing this code.
+ *
+ * @example
+ * ```ts
+ * if (runtimeKey() === "deno") console.error("running on Deno");
+ * ```
+ */
+export function runtimeKey(): RuntimeKey {
+  return deno ? "deno" : "node";
+}
+
+/**
+ * The command-line arguments after the program name.
+ *
+ * @example
+ * ```ts
+ * const argv = commandArgs(); // ["add", "--title", "x"]
+ * ```
+ */
+export function commandArgs(): string[] {
+  return deno ? [...deno.args] : process.argv.slice(2);
+}
+
+/**
+ * Reads one environment variable; `undefined` when unset.
+ *
+ * @example
+ * ```ts
+ * const home = getEnv("NOTES_HOME");
+ * ```
+ */
+export function getEnv(name: string): string | undefined {
+  return deno ? deno.env.get(name) : process.env[name];
+}
+
+/**
+ * A copy of the whole environment, for handing to a child process.
+ *
+ * @example
+ * ```ts
+ * const env = { ...allEnv(), NO_COLOR: "1" };
+ * ```
+ */
+export function allEnv(): Record<string, string> {
+  if (deno) return deno.env.toObject();
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+/**
+ * The current working directory.
+ *
+ * @example
+ * ```ts
+ * const here = currentDir();
+ * ```
+ */
+export function currentDir(): string {
+  return deno ? deno.cwd() : process.cwd();
+}
+
+/**
+ * Ends the process with `code` at once. Callers flush first: every toolwire writer resolves only after its
+ * bytes left the process, so "await the last write, then exit" loses nothing.
+ *
+ * @example
+ * ```ts
+ * exitProcess(ExitCode.SUCCESS);
+ * ```
+ */
+export function exitProcess(code: number): never {
+  if (deno) return deno.exit(code);
+  return process.exit(code);
+}
+
+/** The signals the framework turns into exit 128+N (REQ-F-013, REQ-F-069). */
+export type HandledSignal = "SIGTERM" | "SIGINT" | "SIGHUP";
+
+/** POSIX numbers of the handled signals, for 128+N exit codes. */
+export const SIGNAL_NUMBERS: Readonly<Record<HandledSignal, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/**
+ * Installs a listener for a signal and returns a function that removes it. While a listener is installed the
+ * runtime no longer dies by the signal: the listener decides how the process ends.
+ *
+ * @example
+ * ```ts
+ * const off = onSignal("SIGTERM", () => controller.abort());
+ * off();
+ * ```
+ */
+export function onSignal(signal: HandledSignal, listener: () => void): () => void {
+  const denoApi = deno;
+  if (denoApi) {
+    // Windows under Deno knows only SIGINT and SIGBREAK.
+    if (denoApi.build.os === "windows" && signal !== "SIGINT") return () => {};
+    denoApi.addSignalListener(signal, listener);
+    return () => denoApi.removeSignalListener(signal, listener);
+  }
+  process.on(signal, listener);
+  return () => {
+    process.off(signal, listener);
+  };
+}
+
+/**
+ * The path of the running runtime's executable (node or deno), for spawning a sibling process.
+ *
+ * @example
+ * ```ts
+ * const child = spawnChild(runtimeExecutable(), ["--version"]);
+ * ```
+ */
+export function runtimeExecutable(): string {
+  return deno ? deno.execPath() : process.execPath;
+}

@@ -1,0 +1,24 @@
+/**
+ * toolwire: build command-line tools whose commands declare a contract — danger level, scopes, flags, exit
+ * codes, and for protocol servers the stdout protocol — which the framework enforces at run time. Every
+ * tool gets `tool manifest` and `tool mcp serve`.
+ *
+ * @example
+ * ```ts
+ * import { createTool, ExitCode, CommandError } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets people" });
+ * tool.command("greet", {
+ *   description: "Greet someone",
+ *   danger_level: "safe",
+ *   required_scopes: [],
+ *   flags: { name: { type: "string", description: "Who to greet", required: true } },
+ *   exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },
+ *   run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }),
+ * });
+ * await tool.main();
+ * ```
+ * @module
+ */
+export * from "./lib/command/mod.ts";
+export { FRAMEWORK_VERSION } from "./lib/version.ts";
