@@ -58,7 +58,10 @@ export async function runWithDeadline<T>(
     else outside.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([running, deadline, cancelled]);
+    const settled = await Promise.race([running, deadline, cancelled]);
+    // Work that ends by throwing its abort reason has still been cancelled, not failed.
+    if (outside?.aborted && settled.kind !== "timeout" && settled.kind !== "cancelled") return await cancelled;
+    return settled;
   } finally {
     for (const timer of timers) clearTimeout(timer);
     if (onAbort !== undefined) outside?.removeEventListener("abort", onAbort);

@@ -1,11 +1,11 @@
-import { getEnv, isTerminal } from "../runtime/mod.ts";
+import { getEnv, isTerminal, redirectStrayStdout, writeTextAtomic } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
 import type { CliOutput } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { executeCommand } from "./executor.ts";
 import { ExitCode } from "./exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS, FORMATS, type OutputFormat } from "./framework_flags.ts";
+import { FORMATS, type OutputFormat } from "./framework_flags.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
 import { IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency_store.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "./input_values.ts";
@@ -13,7 +13,6 @@ import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
 import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
 import { bridgeSignals } from "./signal_bridge.ts";
-import { writeTextAtomic } from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 
 /** The tool-level settings dispatch needs. */
@@ -72,6 +71,8 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   if (issues.length > 0) return argError(tool, issues, format, output, startedAt, protocol ? "stderr" : "stdout", command.path);
 
   const signals = bridgeSignals();
+  // Handler code that prints (console.log, process.stdout.write) must not tear the envelope or the protocol.
+  const restoreStdout = redirectStrayStdout();
   try {
     if (protocol) {
       return await runProtocolCommand({
@@ -110,6 +111,7 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
     if (file !== undefined && envelope.ok) envelope = await writeOutputFile(file, envelope);
     return await printResult(tool, command, envelope, format, output);
   } finally {
+    restoreStdout();
     signals.dispose();
   }
 }
@@ -237,5 +239,3 @@ async function printResult(
   if (text !== "") await output.line("stdout", text);
   return envelope.meta.exit_code;
 }
-
-export { COMMAND_FRAMEWORK_FLAGS };

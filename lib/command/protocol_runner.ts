@@ -1,4 +1,4 @@
-import { redirectStrayStdout, stdinReadable, stdioWritable } from "../runtime/mod.ts";
+import { stdinReadable, stdioWritable } from "../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
 import { CommandError } from "./command_error.ts";
@@ -34,9 +34,9 @@ export interface ProtocolRun {
 /**
  * Runs a protocol server command in its two phases (REQ-C-032). Phase 1: the handler prepares under the
  * time limit; nothing touches stdout; a failure is plain text on stderr and, in JSON mode, one envelope as
- * the last stderr line, with a code from the declared table. Phase 2: stray stdout writes are rerouted to
- * stderr and the loop owns stdin/stdout; EOF or the protocol's own shutdown is exit 0 with no envelope; a
- * signal is 128+N with the envelope last on stderr; a fatal error after serving began is never 2.
+ * the last stderr line, with a code from the declared table. Phase 2: the loop owns stdin/stdout; EOF or the protocol's own shutdown is exit 0 with no envelope; a
+ * signal is 128+N with the envelope last on stderr; a fatal error after serving began is never 2. The caller
+ * reroutes stray stdout writes to stderr for both phases.
  * Resolves to the exit code; the caller flushes and exits.
  *
  * @example
@@ -82,7 +82,6 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
   if (typeof loop !== "function") {
     return failFromError(run, new Error(`${run.path}: serve() must return the protocol loop function`), false);
   }
-  const restore = redirectStrayStdout();
   const stop = new AbortController();
   let signalled: Cancellation | undefined;
   const onSignal = () => {
@@ -105,7 +104,6 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
   } finally {
     clearTimeout(graceTimer);
     run.signal.removeEventListener("abort", onSignal);
-    restore();
   }
 }
 
