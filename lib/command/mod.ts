@@ -3,6 +3,7 @@
  * @module
  */
 import "./builtin_manifest.ts";
+import "./builtin_mcp_serve.ts";
 
 export * from "./cancellation.ts";
 export * from "./command_error.ts";

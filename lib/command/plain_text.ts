@@ -60,7 +60,7 @@ export function renderPlainError(tool: string, envelope: ResponseEnvelope): stri
     for (const issue of issues) lines.push(`  - ${issue.message}${issue.suggestion ? ` (${issue.suggestion})` : ""}`);
   } else {
     lines.push(`${tool}: error: ${error.message}`);
-    if (issues[0]?.suggestion) lines.push(`  ${issues[0].suggestion}`);
+    if (issues[0]?.suggestion && issues[0].suggestion !== error.suggestion) lines.push(`  ${issues[0].suggestion}`);
   }
   if (typeof error.preview === "object" && error.preview !== null) {
     lines.push("  would change:", ...renderPlainData(error.preview).split("\n").map((line) => `    ${line}`));

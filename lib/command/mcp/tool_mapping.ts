@@ -1,0 +1,224 @@
+import type { McpTool } from "../../protocol/mcp/mod.ts";
+import type { FlagSpec } from "../contract.ts";
+import { coerceJson, type InputIssue, quote } from "../input_values.ts";
+import type { CommandEntry, FlagEntry } from "../manifest.ts";
+
+/** The framework flags that become MCP arguments, by flag name → argument name. */
+const FRAMEWORK_ARGUMENTS: Readonly<Record<string, string>> = {
+  "idempotency-key": "idempotency_key",
+  "dry-run": "dry_run",
+  "confirm-destructive": "confirm_destructive",
+};
+
+/** `--output` writes a file on the server's machine: never offered over MCP. */
+const NOT_OFFERED = new Set(["output"]);
+
+/**
+ * The MCP tool name of a command path: dots become underscores (`notes.add` → `notes_add`), which keeps
+ * names inside the `[A-Za-z0-9_-]` set every client accepts.
+ *
+ * @example
+ * ```ts
+ * toolName("db.migrate"); // "db_migrate"
+ * ```
+ */
+export function toolName(path: string): string {
+  return path.replaceAll(".", "_");
+}
+
+/**
+ * The MCP argument name of a flag: kebab-case becomes snake_case (`--read-only` → `read_only`).
+ *
+ * @example
+ * ```ts
+ * argumentName("idempotency-key"); // "idempotency_key"
+ * ```
+ */
+export function argumentName(flag: string): string {
+  return FRAMEWORK_ARGUMENTS[flag] ?? flag.replaceAll("-", "_");
+}
+
+/** Whether a manifest entry may be offered as an MCP tool. */
+export interface ServeFilter {
+  /** Keep only `safe` commands (`mcp serve --read-only`). */
+  readOnly: boolean;
+}
+
+/**
+ * The commands an MCP server built from a manifest offers (SPEC §6): every command except `mcp.serve`
+ * itself, commands marked `mcp: false`, protocol commands and passthrough commands; with `readOnly`, only
+ * safe ones. Sorted by path, so `tools/list` is deterministic.
+ *
+ * @example
+ * ```ts
+ * servedCommands(manifest.commands, { readOnly: true }).map(([path]) => path); // ["list", "manifest", "show"]
+ * ```
+ */
+export function servedCommands(
+  commands: Readonly<Record<string, CommandEntry>>,
+  filter: ServeFilter,
+): Array<[path: string, entry: CommandEntry]> {
+  return Object.entries(commands)
+    .filter(([path, entry]) =>
+      path !== "mcp.serve" && entry.mcp !== false && entry.stdout !== "protocol" && entry.arguments !== "passthrough" &&
+      (!filter.readOnly || entry.danger_level === "safe")
+    )
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The MCP tool for a command (SPEC §6): a closed `inputSchema` from flags and positionals, annotations from
+ * the danger level (with an explicit `destructiveHint: false` where MCP's default would say destructive),
+ * and an `outputSchema` that is the envelope schema with `data` from the command's `output_schema`.
+ *
+ * @example
+ * ```ts
+ * const tool = mcpTool("add", manifest.commands.add);
+ * tool.annotations?.destructiveHint; // false
+ * ```
+ */
+export function mcpTool(path: string, entry: CommandEntry): McpTool {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [flag, spec] of Object.entries(entry.flags)) {
+    if (NOT_OFFERED.has(flag)) continue;
+    const name = argumentName(flag);
+    properties[name] = flagSchema(spec);
+    if (spec.required) required.push(name);
+  }
+  for (const positional of entry.positionals ?? []) {
+    properties[positional.name] = { type: positional.type, description: positional.description };
+    if (positional.required) required.push(positional.name);
+  }
+  const destructive = entry.danger_level === "destructive";
+  return {
+    name: toolName(path),
+    title: path.replaceAll(".", " "),
+    description: destructive
+      ? `${entry.description}. Destructive: without confirm_destructive: true (or an accepted confirmation) it only previews.`
+      : entry.description,
+    inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
+    outputSchema: envelopeOutputSchema(entry.output_schema),
+    annotations: {
+      title: path.replaceAll(".", " "),
+      readOnlyHint: entry.danger_level === "safe",
+      destructiveHint: destructive,
+      idempotentHint: entry.idempotent ?? entry.danger_level === "safe",
+      openWorldHint: entry.has_network_io ?? false,
+    },
+  };
+}
+
+function flagSchema(spec: FlagEntry): Record<string, unknown> {
+  const schema: Record<string, unknown> = { description: spec.description };
+  switch (spec.type) {
+    case "array":
+      schema.type = "array";
+      schema.items = { type: "string" };
+      break;
+    case "enum":
+      schema.type = "string";
+      schema.enum = [...(spec.enum_values ?? [])];
+      break;
+    default:
+      schema.type = spec.type;
+  }
+  if (spec.default !== undefined) schema.default = spec.default;
+  return schema;
+}
+
+/**
+ * The JSON Schema of a command's envelope as an MCP `outputSchema`: every tool result's `structuredContent`
+ * is the envelope, success or failure, so it always validates (the v1 SDK client validates even
+ * `isError` results). Only keywords draft-07 and 2020-12 share, and no `$schema`.
+ *
+ * @example
+ * ```ts
+ * envelopeOutputSchema({ type: "object" }).required; // ["ok", "data", "error", "warnings", "meta"]
+ * ```
+ */
+export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: {
+      ok: { type: "boolean" },
+      data: dataSchema === undefined ? {} : { anyOf: [{ type: "null" }, dataSchema] },
+      error: {
+        anyOf: [
+          { type: "null" },
+          {
+            type: "object",
+            properties: { code: { type: "string" }, message: { type: "string" }, retryable: { type: "boolean" } },
+            required: ["code", "message", "retryable"],
+          },
+        ],
+      },
+      warnings: { type: "array", items: { type: "object" } },
+      meta: {
+        type: "object",
+        properties: { exit_code: { type: "integer" }, duration_ms: { type: "integer" } },
+        required: ["exit_code", "duration_ms"],
+      },
+    },
+    required: ["ok", "data", "error", "warnings", "meta"],
+    additionalProperties: false,
+  };
+}
+
+/** MCP tool arguments, checked against a command's entry and sorted into flags, positionals and framework options. */
+export interface ToolArguments {
+  /** The command's own flags, by flag name, type-checked. */
+  flags: Map<string, unknown>;
+  /** Positional values in declaration order (`undefined` where absent). */
+  positionals: unknown[];
+  idempotencyKey?: string;
+  dryRun: boolean;
+  confirmed: boolean;
+  /** Every problem, collected. */
+  issues: InputIssue[];
+}
+
+/**
+ * Checks MCP tool arguments against a command's manifest entry: unknown arguments are refused (the
+ * `inputSchema` is closed), each value is type-checked, framework arguments are taken apart. Own-property
+ * lookups only, so a `__proto__` key is just an unknown argument.
+ *
+ * @example
+ * ```ts
+ * const parsed = parseToolArguments(entry, { title: "x", tag: ["a"] });
+ * parsed.flags.get("title"); // "x"
+ * ```
+ */
+export function parseToolArguments(entry: CommandEntry, args: Record<string, unknown>): ToolArguments {
+  const result: ToolArguments = { flags: new Map(), positionals: [], dryRun: false, confirmed: false, issues: [] };
+  const byArgument = new Map<string, [flag: string, spec: FlagSpec]>();
+  for (const [flag, spec] of Object.entries(entry.flags)) {
+    if (!NOT_OFFERED.has(flag)) byArgument.set(argumentName(flag), [flag, spec]);
+  }
+  const positionals = entry.positionals ?? [];
+  result.positionals = positionals.map(() => undefined);
+  for (const key of Object.keys(args)) {
+    const value = args[key];
+    const index = positionals.findIndex((p) => p.name === key);
+    if (index !== -1) {
+      result.positionals[index] = value;
+      continue;
+    }
+    const known = byArgument.get(key);
+    if (known === undefined) {
+      result.issues.push({ field: key, message: `unknown argument ${quote(key)}` });
+      continue;
+    }
+    const [flag, spec] = known;
+    const coerced = coerceJson(key, spec, value);
+    if ("issue" in coerced) {
+      result.issues.push(coerced.issue);
+      continue;
+    }
+    if (flag === "idempotency-key") result.idempotencyKey = coerced.value as string;
+    else if (flag === "dry-run") result.dryRun = coerced.value as boolean;
+    else if (flag === "confirm-destructive") result.confirmed = coerced.value as boolean;
+    else result.flags.set(flag, coerced.value);
+  }
+  return result;
+}

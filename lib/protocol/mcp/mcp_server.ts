@@ -1,0 +1,450 @@
+/**
+ * A dual-era MCP server over newline-delimited JSON-RPC (shared/reference/mcp-stdio-wire.md). The rules, in
+ * the order this file applies them:
+ *
+ * - Framing (§1): one message per line; a line over the size limit is answered with -32600 and skipped;
+ *   invalid UTF-8 or JSON is answered with -32700 and `id: null`; the server goes on either way.
+ * - Era (§9): the opening message decides. `initialize` pins the legacy era; a request claiming a version in
+ *   `_meta` pins the modern era — except `server/discover`, which is answered without pinning; a claim-less
+ *   `ping` is answered without pinning; any other claim-less request is served as legacy.
+ * - Modern requests (§2): the `_meta` envelope is validated on EVERY request, also once pinned: -32602 for
+ *   a missing or malformed key, -32022 with `supported`/`requested` for a version not served.
+ * - Results (§3–§4): modern results carry `resultType` and `serverInfo` in `_meta`; list results carry
+ *   `ttlMs` and `cacheScope`; `tools/list` pages by an opaque cursor.
+ * - Cancellation and progress (§6): `notifications/cancelled` aborts the call's signal and nothing more is
+ *   sent for that id; progress only when asked, increasing, never after the response.
+ * - Batches (§10): only legacy 2025-03-26 takes them (answered as an array); every other era gets -32600.
+ * - The server never writes a JSON-RPC request.
+ * - Flow control: at most `maxInFlight` requests are open; reading stdin pauses until one finishes. A
+ *   request holds its slot until its response is written, so a client that stops reading stdout stops the
+ *   server reading stdin, and memory stays bounded. On EOF, open requests finish and are flushed first.
+ */
+import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineFramer } from "../../framing/line_framer.ts";
+import { SerialWriter } from "../../framing/serial_writer.ts";
+import {
+  classifyMessage,
+  decodeJson,
+  errorResponse,
+  type JsonRpcId,
+  notification,
+  resultResponse,
+  type RpcError,
+  RpcErrorCode,
+} from "../json_rpc.ts";
+import { claimsVersion, LOG_LEVELS, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
+import type { ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
+
+/** Options of {@linkcode serveMcp}. */
+export interface McpServerOptions {
+  /** The server's name and version, sent in `serverInfo`. */
+  serverInfo: { name: string; version: string; title?: string };
+  /** Guidance for the client's model. */
+  instructions?: string;
+  /** The tools served. */
+  catalog: ToolCatalog;
+  /** Longest accepted message in bytes. @default 67108864 (64 MiB) */
+  maxMessageBytes?: number;
+  /** Requests open at once before reading pauses. @default 64 */
+  maxInFlight?: number;
+  /** Tools per `tools/list` page. @default 100 */
+  pageSize?: number;
+}
+
+/** The byte streams a session runs over. */
+export interface McpServerIO {
+  stdin: ReadableStream<Uint8Array>;
+  stdout: WritableStream<Uint8Array>;
+  /** Ends the session: reading stops and open calls are aborted. */
+  signal?: AbortSignal;
+  /** A diagnostic line (stderr). */
+  log?(message: string): void;
+}
+
+type Era =
+  | { kind: "opening" }
+  | { kind: "modern" }
+  | { kind: "legacy"; version: string; initialized: boolean; capabilities: Record<string, unknown>; logLevel?: LogLevel };
+
+type Reply = Record<string, unknown> | null;
+
+const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
+const encoder = new TextEncoder();
+
+/**
+ * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
+ * or stdout breaks.
+ *
+ * @example
+ * ```ts
+ * await serveMcp(
+ *   { stdin: stdinReadable(), stdout: stdioWritable("stdout") },
+ *   { serverInfo: { name: "notes", version: "1.0.0" }, catalog },
+ * );
+ * ```
+ */
+export async function serveMcp(io: McpServerIO, options: McpServerOptions): Promise<void> {
+  await new McpSession(io, options).run();
+}
+
+class McpSession {
+  readonly #io: McpServerIO;
+  readonly #options: McpServerOptions;
+  readonly #out: SerialWriter;
+  readonly #maxInFlight: number;
+  readonly #open = new Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>();
+  readonly #serverMeta: Record<string, unknown>;
+  #era: Era = { kind: "opening" };
+  #slots = 0;
+  #slotFreed: (() => void) | undefined;
+  #settled: (() => void) | undefined;
+
+  constructor(io: McpServerIO, options: McpServerOptions) {
+    this.#io = io;
+    this.#options = options;
+    this.#out = new SerialWriter(io.stdout);
+    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
+    this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
+  }
+
+  async run(): Promise<void> {
+    const frames = this.#io.stdin.pipeThrough(
+      new LineFramer({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES }),
+    );
+    const reader = frames.getReader();
+    const stop = () => void reader.cancel().catch(() => {});
+    this.#io.signal?.addEventListener("abort", stop, { once: true });
+    void this.#out.failed.then(stop);
+    try {
+      for (;;) {
+        if (this.#slots >= this.#maxInFlight) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+        if (done || this.#stopped()) break;
+        this.#frame(value);
+      }
+    } finally {
+      this.#io.signal?.removeEventListener("abort", stop);
+    }
+    if (this.#stopped()) for (const open of this.#open.values()) open.controller.abort();
+    if (this.#slots > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
+    await this.#out.flush();
+    this.#out.release();
+  }
+
+  #stopped(): boolean {
+    return this.#out.broken || this.#io.signal?.aborted === true;
+  }
+
+  // ---- framing and classification ----
+
+  #frame(frame: LineFrame): void {
+    if (frame.kind === "oversized") {
+      const limit = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+      this.#reply(errorResponse(null, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Invalid request: message of ${frame.size} bytes exceeds the ${limit}-byte limit; it was discarded`,
+      }));
+      return;
+    }
+    const decoded = decodeJson(frame.bytes);
+    if (!decoded.ok) {
+      this.#reply(errorResponse(null, decoded.error));
+      return;
+    }
+    this.#message(decoded.value);
+  }
+
+  #message(value: unknown): void {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "request":
+        this.#track(this.#request(message.id, message.method, message.params));
+        return;
+      case "notification":
+        this.#notification(message.method, message.params);
+        return;
+      case "batch":
+        this.#batch(message.items);
+        return;
+      case "invalid":
+        this.#reply(errorResponse(message.id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: ${message.reason}` }));
+        return;
+      case "response":
+        this.#io.log?.(`mcp: ignored a JSON-RPC response from the client (id ${JSON.stringify(message.id)}): this server sends no requests`);
+        return;
+    }
+  }
+
+  #batch(items: unknown[]): void {
+    const era = this.#era;
+    if (era.kind !== "legacy" || era.version !== BATCHING_VERSION || items.length === 0) {
+      this.#reply(errorResponse(null, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: items.length === 0 ? "Invalid request: empty batch" : "Invalid request: batching is not supported in this protocol version",
+      }));
+      return;
+    }
+    const replies: Array<Promise<Reply>> = [];
+    for (const item of items) {
+      const message = classifyMessage(item);
+      if (message.kind === "request") replies.push(Promise.resolve(this.#request(message.id, message.method, message.params)));
+      else if (message.kind === "notification") this.#notification(message.method, message.params);
+      else if (message.kind === "invalid" || message.kind === "batch") {
+        const reason = message.kind === "batch" ? "a batch cannot nest" : message.reason;
+        replies.push(Promise.resolve(errorResponse(message.kind === "invalid" ? message.id : null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${reason}`,
+        })));
+      }
+    }
+    this.#track(Promise.all(replies).then((all) => {
+      const answered = all.filter((reply): reply is Record<string, unknown> => reply !== null);
+      return answered.length === 0 ? null : (answered as unknown as Record<string, unknown>);
+    }));
+  }
+
+  /** Holds a read slot until the reply is written; a `null` reply (a cancelled call) writes nothing. */
+  #track(reply: Promise<Reply> | Reply): void {
+    this.#slots++;
+    const finish = () => {
+      this.#slots--;
+      this.#slotFreed?.();
+      this.#slotFreed = undefined;
+      if (this.#slots === 0) this.#settled?.();
+    };
+    const send = (value: Reply) => {
+      if (value === null) return finish();
+      this.#reply(value).then(finish, finish);
+    };
+    if (reply instanceof Promise) {
+      reply.then(send, (error: unknown) => {
+        this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        send(null);
+      });
+    } else send(reply);
+  }
+
+  #reply(message: Record<string, unknown> | Record<string, unknown>[]): Promise<void> {
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      // A result that cannot be serialised still gets an answer, so the client never waits forever.
+      this.#io.log?.(`mcp: a reply could not be serialised: ${String(error)}`);
+      const id = Array.isArray(message) ? null : (message.id as JsonRpcId | null | undefined) ?? null;
+      text = JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
+    }
+    return this.#out.write(encoder.encode(`${text}\n`));
+  }
+
+  // ---- notifications ----
+
+  #notification(method: string, params: Record<string, unknown> | undefined): void {
+    if (method !== "notifications/cancelled") return;
+    const requestId = params?.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const open = this.#open.get(requestId);
+    if (open === undefined) return;
+    open.cancelled = true;
+    open.controller.abort(new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"));
+  }
+
+  // ---- requests, by era ----
+
+  #request(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
+    if (this.#open.has(id)) {
+      return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(id)} is already in use` });
+    }
+    const era = this.#era;
+    if (era.kind === "legacy") return this.#legacy(era, id, method, params);
+    if (era.kind === "modern") {
+      const checked = validateRequestMeta(params);
+      if ("error" in checked) return errorResponse(id, checked.error);
+      return this.#modern(id, method, params, checked.meta);
+    }
+    if (method === "initialize") return this.#initialize(id, params);
+    if (claimsVersion(params) || method === "server/discover") {
+      const checked = validateRequestMeta(params);
+      if ("error" in checked) return errorResponse(id, checked.error);
+      if (method !== "server/discover") this.#era = { kind: "modern" };
+      return this.#modern(id, method, params, checked.meta);
+    }
+    if (method === "ping") return resultResponse(id, {});
+    // A claim-less request before `initialize`: both reference SDK servers serve it as legacy (§9 [OPEN]).
+    const legacy: Era = { kind: "legacy", version: negotiateLegacyVersion(undefined), initialized: false, capabilities: {} };
+    this.#era = legacy;
+    return this.#legacy(legacy, id, method, params);
+  }
+
+  #modern(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, meta: RequestMeta): Promise<Reply> | Reply {
+    switch (method) {
+      case "server/discover":
+        return resultResponse(id, {
+          resultType: "complete",
+          supportedVersions: [...MODERN_VERSIONS],
+          capabilities: SERVER_CAPABILITIES,
+          ...(this.#options.instructions === undefined ? {} : { instructions: this.#options.instructions }),
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: this.#serverMeta,
+        });
+      case "tools/list": {
+        const page = this.#toolsPage(params);
+        if ("error" in page) return errorResponse(id, page.error);
+        return resultResponse(id, { resultType: "complete", ...page, ttlMs: 0, cacheScope: "private", _meta: this.#serverMeta });
+      }
+      case "tools/call":
+        return this.#callTool(id, params, "modern", meta.clientCapabilities, meta.logLevel);
+      case "initialize":
+        // A modern connection has no handshake; the error names every version this server speaks.
+        return errorResponse(id, unsupportedVersion(typeof params?.protocolVersion === "string" ? params.protocolVersion : "unknown"));
+      default:
+        return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+    }
+  }
+
+  #legacy(era: Extract<Era, { kind: "legacy" }>, id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
+    switch (method) {
+      case "initialize":
+        if (era.initialized) return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request: already initialized" });
+        return this.#initialize(id, params);
+      case "ping":
+        return resultResponse(id, {});
+      case "tools/list": {
+        const page = this.#toolsPage(params);
+        return "error" in page ? errorResponse(id, page.error) : resultResponse(id, page);
+      }
+      case "tools/call":
+        return this.#callTool(id, params, "legacy", era.capabilities, era.logLevel);
+      case "logging/setLevel": {
+        const level = params?.level;
+        if (!(LOG_LEVELS as readonly unknown[]).includes(level)) {
+          return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}` });
+        }
+        era.logLevel = level as LogLevel;
+        return resultResponse(id, {});
+      }
+      default:
+        return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+    }
+  }
+
+  #initialize(id: JsonRpcId, params: Record<string, unknown> | undefined): Reply {
+    const capabilities = params?.capabilities;
+    const version = negotiateLegacyVersion(params?.protocolVersion);
+    this.#era = {
+      kind: "legacy",
+      version,
+      initialized: true,
+      capabilities: typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : {},
+    };
+    return resultResponse(id, {
+      protocolVersion: version,
+      capabilities: SERVER_CAPABILITIES,
+      serverInfo: this.#options.serverInfo,
+      ...(this.#options.instructions === undefined ? {} : { instructions: this.#options.instructions }),
+    });
+  }
+
+  // ---- tools ----
+
+  #toolsPage(params: Record<string, unknown> | undefined): { tools: unknown[]; nextCursor?: string } | { error: RpcError } {
+    const tools = this.#options.catalog.tools();
+    const size = Math.max(1, this.#options.pageSize ?? 100);
+    let offset = 0;
+    if (params?.cursor !== undefined) {
+      const decoded = decodeCursor(params.cursor, tools.length);
+      if (decoded === undefined) return { error: { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: unknown cursor" } };
+      offset = decoded;
+    }
+    const end = offset + size;
+    return { tools: tools.slice(offset, end), ...(end < tools.length ? { nextCursor: encodeCursor(end) } : {}) };
+  }
+
+  async #callTool(
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+    era: "modern" | "legacy",
+    clientCapabilities: Record<string, unknown>,
+    logLevel: LogLevel | undefined,
+  ): Promise<Reply> {
+    const name = params?.name;
+    const args = params?.arguments ?? {};
+    if (typeof name !== "string") return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: name must be a string" });
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: arguments must be an object" });
+    }
+    const controller = new AbortController();
+    const open = { controller, cancelled: false };
+    this.#open.set(id, open);
+    const onStop = () => controller.abort(new DOMException("the server is shutting down", "AbortError"));
+    this.#io.signal?.addEventListener("abort", onStop, { once: true });
+    let answered = false;
+    const context: ToolCallContext = {
+      era,
+      clientCapabilities,
+      signal: controller.signal,
+      progress: this.#progressSender(params, () => answered || open.cancelled),
+      log: (level, data) => {
+        if (answered || open.cancelled || logLevel === undefined) return;
+        if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
+        void this.#reply(notification("notifications/message", { level, logger: this.#options.serverInfo.name, data }));
+      },
+    };
+    try {
+      const outcome = await this.#options.catalog.call({
+        name,
+        arguments: args as Record<string, unknown>,
+        ...(params?.requestState === undefined ? {} : { requestState: params.requestState }),
+        ...(params?.inputResponses === undefined ? {} : { inputResponses: params.inputResponses }),
+      }, context).catch((error: unknown): ToolCallOutcome => {
+        this.#io.log?.(`mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        return { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } };
+      });
+      // Nothing more is sent for a cancelled request (§6).
+      if (open.cancelled) return null;
+      switch (outcome.kind) {
+        case "unknown_tool":
+          return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
+        case "error":
+          return errorResponse(id, outcome.error);
+        case "input_required":
+          if (era === "legacy") return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: input_required has no legacy form" });
+          return resultResponse(id, { resultType: "input_required", ...outcome.result });
+        default:
+          return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
+      }
+    } finally {
+      answered = true;
+      this.#open.delete(id);
+      this.#io.signal?.removeEventListener("abort", onStop);
+    }
+  }
+
+  #progressSender(params: Record<string, unknown> | undefined, finished: () => boolean): ToolCallContext["progress"] {
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const token = meta?.progressToken;
+    if (typeof token !== "string" && !Number.isSafeInteger(token)) return () => {};
+    let last = -Infinity;
+    return (update) => {
+      // Progress must increase and never follow the response (§6).
+      if (finished() || !(update.progress > last)) return;
+      last = update.progress;
+      void this.#reply(notification("notifications/progress", { progressToken: token, ...update }));
+    };
+  }
+}
+
+function encodeCursor(offset: number): string {
+  return btoa(JSON.stringify({ offset }));
+}
+
+function decodeCursor(cursor: unknown, length: number): number | undefined {
+  if (typeof cursor !== "string" || cursor.length > 200) return undefined;
+  try {
+    const offset = (JSON.parse(atob(cursor)) as { offset?: unknown }).offset;
+    return Number.isSafeInteger(offset) && (offset as number) >= 0 && (offset as number) < length ? (offset as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}

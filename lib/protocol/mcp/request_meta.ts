@@ -1,0 +1,109 @@
+import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
+import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+
+const KEY = {
+  version: "io.modelcontextprotocol/protocolVersion",
+  capabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+} as const;
+
+/** MCP logging levels, least to most severe (RFC 5424 names). */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+
+/** One MCP logging level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The per-request metadata of a modern request, validated. */
+export interface RequestMeta {
+  protocolVersion: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: Record<string, unknown>;
+  /** The request opted in to `notifications/message` at this level and above. */
+  logLevel?: LogLevel;
+}
+
+/**
+ * Whether a request claims a protocol version in `params._meta` — the mark of a modern request.
+ *
+ * @example
+ * ```ts
+ * claimsVersion({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }); // true
+ * ```
+ */
+export function claimsVersion(params: Record<string, unknown> | undefined): boolean {
+  const meta = params?._meta;
+  return typeof meta === "object" && meta !== null && Object.hasOwn(meta, KEY.version);
+}
+
+/**
+ * Validates the `_meta` envelope every modern request carries (mcp-stdio-wire.md §2), on every request —
+ * also after the connection is pinned — because a server must not infer anything from earlier requests.
+ * A missing or malformed key is `-32602`; a version not served is `-32022` with `supported` and `requested`.
+ *
+ * @example
+ * ```ts
+ * const checked = validateRequestMeta(params);
+ * if ("error" in checked) reply(errorResponse(id, checked.error));
+ * ```
+ */
+export function validateRequestMeta(params: Record<string, unknown> | undefined): { meta: RequestMeta } | { error: RpcError } {
+  const meta = params?._meta;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return envelopeError("_meta", "missing");
+  const fields = meta as Record<string, unknown>;
+  const version = fields[KEY.version];
+  if (!Object.hasOwn(fields, KEY.version)) return envelopeError(KEY.version, "missing");
+  if (typeof version !== "string") return envelopeError(KEY.version, "not a string");
+  const capabilities = fields[KEY.capabilities];
+  if (!Object.hasOwn(fields, KEY.capabilities)) return envelopeError(KEY.capabilities, "missing");
+  if (!isObject(capabilities)) return envelopeError(KEY.capabilities, "not an object");
+  const clientInfo = fields[KEY.clientInfo];
+  if (clientInfo !== undefined && !isObject(clientInfo)) return envelopeError(KEY.clientInfo, "not an object");
+  const logLevel = fields[KEY.logLevel];
+  if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+    return envelopeError(KEY.logLevel, `not one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const token = fields.progressToken;
+  if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
+    return envelopeError("progressToken", "not a string or an integer");
+  }
+  if (!MODERN_VERSIONS.includes(version)) return { error: unsupportedVersion(version) };
+  return {
+    meta: {
+      protocolVersion: version,
+      clientCapabilities: capabilities,
+      ...(clientInfo === undefined ? {} : { clientInfo }),
+      ...(logLevel === undefined ? {} : { logLevel: logLevel as LogLevel }),
+    },
+  };
+}
+
+/**
+ * The `-32022` error for a version this server does not serve.
+ *
+ * @example
+ * ```ts
+ * unsupportedVersion("1900-01-01").data; // { supported: [...], requested: "1900-01-01" }
+ * ```
+ */
+export function unsupportedVersion(requested: string): RpcError {
+  return {
+    code: RpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+    message: "Unsupported protocol version",
+    data: { supported: [...ALL_VERSIONS], requested },
+  };
+}
+
+function envelopeError(key: string, problem: string): { error: RpcError } {
+  return {
+    error: {
+      code: RpcErrorCode.INVALID_PARAMS,
+      message: `Invalid _meta envelope: ${key}: ${problem}`,
+      data: { envelope: { key, problem } },
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

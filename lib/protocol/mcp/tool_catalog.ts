@@ -1,0 +1,85 @@
+import type { RpcError } from "../json_rpc.ts";
+import type { LogLevel } from "./request_meta.ts";
+
+/** Hints about a tool's behaviour; MCP's defaults are pessimistic (destructive, open-world). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A tool as `tools/list` shows it. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  /** A JSON Schema whose root is `type: "object"`. */
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+}
+
+/** A `tools/call` result (without the era-specific `resultType` and `_meta`). */
+export interface CallToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** A modern interim result asking the client for input before the call can finish (SEP multi round-trip). */
+export interface InputRequiredResult {
+  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+  requestState?: string;
+}
+
+/** One `tools/call`, as the catalog receives it. */
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** Echoed back by a modern client retrying after `input_required`; attacker-controlled. */
+  requestState?: unknown;
+  /** The client's answers to `inputRequests`, keyed like them; attacker-controlled. */
+  inputResponses?: unknown;
+}
+
+/** What a tool call may use while it runs. */
+export interface ToolCallContext {
+  /** Which era the connection speaks. */
+  era: "modern" | "legacy";
+  /** The client's declared capabilities: per request (modern) or from `initialize` (legacy). */
+  clientCapabilities: Record<string, unknown>;
+  /** Fires when the client cancels the call or the server shuts down. */
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the client asked for progress; values must increase. */
+  progress(update: { progress: number; total?: number; message?: string }): void;
+  /** Sends `notifications/message` when the client opted in at this level or below. */
+  log(level: LogLevel, data: unknown): void;
+}
+
+/** How a tool call ended. */
+export type ToolCallOutcome =
+  | { kind: "result"; result: CallToolResult }
+  | { kind: "input_required"; result: InputRequiredResult }
+  | { kind: "unknown_tool" }
+  | { kind: "error"; error: RpcError };
+
+/**
+ * The tools an MCP server offers. The server owns the wire — eras, `_meta`, framing, cancellation — and
+ * asks the catalog only what tools exist and what a call returns.
+ *
+ * @example
+ * ```ts
+ * const catalog: ToolCatalog = {
+ *   tools: () => [{ name: "echo", inputSchema: { type: "object" } }],
+ *   call: async (call) => ({ kind: "result", result: { content: [{ type: "text", text: "hi" }] } }),
+ * };
+ * ```
+ */
+export interface ToolCatalog {
+  /** The tools, in a deterministic order. */
+  tools(): readonly McpTool[];
+  /** Runs one call. */
+  call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome>;
+}
