@@ -1,0 +1,115 @@
+/**
+ * Raw-line MCP sessions for wire tests: spawn a real server, write exact lines, read exact lines. Every
+ * stdout byte is kept, so a test can check that nothing but protocol messages was ever written.
+ */
+import type { ChildProcess } from "node:child_process";
+import { finished, type Loose, type RunOptions, type RunResult, start } from "./run.ts";
+
+/** The `_meta` envelope a modern request carries. */
+export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "1.0.0" },
+    ...extra,
+  };
+}
+
+/** A modern request object. */
+export function modern(id: number | string, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Record<string, unknown> {
+  return { jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta(meta) } };
+}
+
+/** A legacy `initialize` request. */
+export function initialize(id: number | string = 0, protocolVersion = "2025-11-25"): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "wire-test", version: "1.0.0" } },
+  };
+}
+
+/** A spawned MCP server driven line by line. */
+export class WireSession {
+  readonly child: ChildProcess;
+  readonly #done: Promise<RunResult>;
+  #buffer = "";
+  readonly #lines: string[] = [];
+  #waiter: (() => void) | undefined;
+  /** Every byte the server wrote to stdout, as text. */
+  stdoutText = "";
+
+  constructor(argv: readonly string[], options: RunOptions = {}) {
+    this.child = start(argv, options);
+    this.child.stdin!.on("error", () => {});
+    this.child.stdout!.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      this.stdoutText += text;
+      this.#buffer += text;
+      let newline = this.#buffer.indexOf("\n");
+      while (newline !== -1) {
+        this.#lines.push(this.#buffer.slice(0, newline));
+        this.#buffer = this.#buffer.slice(newline + 1);
+        newline = this.#buffer.indexOf("\n");
+      }
+      this.#waiter?.();
+    });
+    this.#done = finished(this.child, options.timeoutMs ?? 30_000);
+  }
+
+  /** Writes one message (an object is serialised; a string or bytes are written as they are, plus `\n` for strings). */
+  send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void {
+    if (message instanceof Uint8Array) this.child.stdin!.write(message);
+    else if (typeof message === "string") this.child.stdin!.write(`${message}\n`);
+    else this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** The next line the server writes, parsed; fails after `timeoutMs`. */
+  async next(timeoutMs = 10_000): Promise<Loose> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#lines.length === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms; stdout so far: ${this.stdoutText.slice(-500)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return JSON.parse(this.#lines.shift()!);
+  }
+
+  /** Sends a request and returns its response, skipping nothing: the very next line must answer it. */
+  async request(message: Record<string, unknown>): Promise<Loose> {
+    this.send(message);
+    const reply = await this.next();
+    if (reply.id !== message.id) throw new Error(`expected the reply to ${JSON.stringify(message.id)}, got ${JSON.stringify(reply)}`);
+    return reply;
+  }
+
+  /** Collects `count` messages, in arrival order. */
+  async take(count: number, timeoutMs = 10_000): Promise<Loose[]> {
+    const out: Loose[] = [];
+    for (let i = 0; i < count; i++) out.push(await this.next(timeoutMs));
+    return out;
+  }
+
+  /** Whether unread lines are waiting. */
+  get pending(): number {
+    return this.#lines.length;
+  }
+
+  /** Closes stdin and waits for the process to end. */
+  async close(): Promise<RunResult> {
+    this.child.stdin!.end();
+    return await this.#done;
+  }
+
+  /** Waits for the process to end without closing stdin. */
+  exited(): Promise<RunResult> {
+    return this.#done;
+  }
+}
