@@ -34,25 +34,34 @@ export function initialize(id: number | string = 0, protocolVersion = "2025-11-2
 export class WireSession {
   readonly child: ChildProcess;
   readonly #done: Promise<RunResult>;
-  #buffer = "";
+  #partial: string[] = [];
+  readonly #stdoutParts: string[] = [];
   readonly #lines: string[] = [];
   #waiter: (() => void) | undefined;
+
   /** Every byte the server wrote to stdout, as text. */
-  stdoutText = "";
+  get stdoutText(): string {
+    return this.#stdoutParts.join("");
+  }
 
   constructor(argv: readonly string[], options: RunOptions = {}) {
     this.child = start(argv, options);
     this.child.stdin!.on("error", () => {});
+    const decoder = new TextDecoder();
     this.child.stdout!.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      this.stdoutText += text;
-      this.#buffer += text;
-      let newline = this.#buffer.indexOf("\n");
+      const text = decoder.decode(chunk, { stream: true });
+      this.#stdoutParts.push(text);
+      // Only the new text is scanned: a 16 MB line in 64 KiB chunks stays linear.
+      let start = 0;
+      let newline = text.indexOf("\n");
       while (newline !== -1) {
-        this.#lines.push(this.#buffer.slice(0, newline));
-        this.#buffer = this.#buffer.slice(newline + 1);
-        newline = this.#buffer.indexOf("\n");
+        this.#partial.push(text.slice(start, newline));
+        this.#lines.push(this.#partial.join(""));
+        this.#partial = [];
+        start = newline + 1;
+        newline = text.indexOf("\n", start);
       }
+      if (start < text.length) this.#partial.push(text.slice(start));
       this.#waiter?.();
     });
     this.#done = finished(this.child, options.timeoutMs ?? 30_000);
@@ -70,7 +79,7 @@ export class WireSession {
     const deadline = Date.now() + timeoutMs;
     while (this.#lines.length === 0) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms; stdout so far: ${this.stdoutText.slice(-500)}`);
+      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms; stdout so far ends: ${this.stdoutText.slice(-500)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiter = () => {

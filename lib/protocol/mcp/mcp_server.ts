@@ -148,7 +148,8 @@ class McpSession {
     }
     const decoded = decodeJson(frame.bytes);
     if (!decoded.ok) {
-      this.#reply(errorResponse(null, decoded.error));
+      // A whitespace-only line carries no message; anything else unreadable is answered.
+      if (!isBlank(frame.bytes)) this.#reply(errorResponse(null, decoded.error));
       return;
     }
     this.#message(decoded.value);
@@ -258,6 +259,8 @@ class McpSession {
     const era = this.#era;
     if (era.kind === "legacy") return this.#legacy(era, id, method, params);
     if (era.kind === "modern") {
+      // A modern connection has no handshake: the error names every version this server speaks (§9).
+      if (method === "initialize") return errorResponse(id, unsupportedVersion(requestedVersion(params)));
       const checked = validateRequestMeta(params);
       if ("error" in checked) return errorResponse(id, checked.error);
       return this.#modern(id, method, params, checked.meta);
@@ -295,9 +298,6 @@ class McpSession {
       }
       case "tools/call":
         return this.#callTool(id, params, "modern", meta.clientCapabilities, meta.logLevel);
-      case "initialize":
-        // A modern connection has no handshake; the error names every version this server speaks.
-        return errorResponse(id, unsupportedVersion(typeof params?.protocolVersion === "string" ? params.protocolVersion : "unknown"));
       default:
         return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     }
@@ -433,6 +433,14 @@ class McpSession {
       void this.#reply(notification("notifications/progress", { progressToken: token, ...update }));
     };
   }
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((byte) => byte === 0x20 || byte === 0x09);
+}
+
+function requestedVersion(params: Record<string, unknown> | undefined): string {
+  return typeof params?.protocolVersion === "string" ? params.protocolVersion : "unknown";
 }
 
 function encodeCursor(offset: number): string {

@@ -1,0 +1,369 @@
+// Raw-line wire tests of `mcp serve`, rule by rule (shared/reference/mcp-stdio-wire.md §1–§10): exact lines
+// in, exact lines out, against the real spawned server.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { initialize, modern, modernMeta, WireSession } from "../helpers/mcp_wire.ts";
+import { NOTES, programArgv, tempDir } from "../helpers/run.ts";
+
+const LAB = programArgv("tests/fixtures/lab.ts");
+const MANY = programArgv("tests/fixtures/many.ts");
+
+function labServer(...flags: string[]): WireSession {
+  return new WireSession([...LAB, "mcp", "serve", ...flags]);
+}
+
+async function closed(session: WireSession): Promise<void> {
+  const result = await session.close();
+  assert.equal(result.code, 0, result.stderr);
+  for (const line of session.stdoutText.split("\n").filter(Boolean)) {
+    const parsed = JSON.parse(line);
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      assert.equal(message.jsonrpc, "2.0");
+      // The server never writes a JSON-RPC request (seed 002).
+      assert.ok(!("method" in message && "id" in message), `the server wrote a request: ${line.slice(0, 200)}`);
+    }
+  }
+}
+
+describe("mcp wire: era detection", () => {
+  it("server/discover is answered without pinning; initialize afterwards still pins legacy", async () => {
+    const s = labServer();
+    const discover = await s.request(modern("d", "server/discover"));
+    assert.deepEqual(discover.result.supportedVersions, ["2026-07-28"]);
+    assert.equal(discover.result.resultType, "complete");
+    assert.equal(discover.result.ttlMs, 0);
+    assert.equal(discover.result.cacheScope, "private");
+    assert.deepEqual(discover.result.capabilities.tools, {});
+    assert.equal(discover.result._meta["io.modelcontextprotocol/serverInfo"].name, "lab");
+    const init = await s.request(initialize(1));
+    assert.equal(init.result.protocolVersion, "2025-11-25");
+    assert.equal(init.result.serverInfo.name, "lab");
+    const again = await s.request(modern(2, "server/discover"));
+    assert.equal(again.error.code, -32601, "a legacy-pinned connection has no server/discover");
+    await closed(s);
+  });
+
+  it("a modern request pins the modern era; initialize then answers -32022 naming the versions", async () => {
+    const s = labServer();
+    const list = await s.request(modern(1, "tools/list"));
+    assert.equal(list.result.resultType, "complete");
+    const init = await s.request(initialize(2));
+    assert.equal(init.error.code, -32022);
+    assert.ok(init.error.data.supported.includes("2026-07-28"));
+    assert.equal(init.error.data.requested, "2025-11-25");
+    assert.equal((await s.request(modern(3, "ping"))).error.code, -32601);
+    assert.equal((await s.request(modern(4, "logging/setLevel", { level: "info" }))).error.code, -32601);
+    await closed(s);
+  });
+
+  it("legacy initialize echoes a served version and falls back to the newest for an unknown one", async () => {
+    const a = labServer();
+    assert.equal((await a.request(initialize(1, "2025-06-18"))).result.protocolVersion, "2025-06-18");
+    assert.deepEqual((await a.request({ jsonrpc: "2.0", id: 2, method: "ping" })).result, {});
+    a.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const list = await a.request({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    assert.equal(list.result.resultType, undefined, "legacy results carry no resultType");
+    assert.equal(list.result.ttlMs, undefined);
+    await closed(a);
+    const b = labServer();
+    assert.equal((await b.request(initialize(1, "1999-01-01"))).result.protocolVersion, "2025-11-25");
+    await closed(b);
+  });
+
+  it("a claim-less ping before initialize is answered without pinning", async () => {
+    const s = labServer();
+    assert.deepEqual((await s.request({ jsonrpc: "2.0", id: 1, method: "ping" })).result, {});
+    assert.equal((await s.request(modern(2, "tools/list"))).result.resultType, "complete");
+    await closed(s);
+  });
+});
+
+describe("mcp wire: per-request _meta, on every modern request", () => {
+  it("a missing key is -32602 and a version not served is -32022 — also after the connection is pinned", async () => {
+    const s = labServer();
+    const missing = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    assert.equal(missing.error.code, -32602);
+    assert.deepEqual(missing.error.data.envelope, { key: "io.modelcontextprotocol/clientCapabilities", problem: "missing" });
+    const unsupported = await s.request(modern(2, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "1900-01-01" }));
+    assert.equal(unsupported.error.code, -32022);
+    assert.equal(unsupported.error.data.requested, "1900-01-01");
+    assert.ok(Array.isArray(unsupported.error.data.supported));
+    assert.equal((await s.request(modern(3, "tools/list"))).result.resultType, "complete", "now pinned modern");
+    const stillChecked = await s.request(modern(4, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }));
+    assert.equal(stillChecked.error.code, -32022, "the version is checked on every request, not only the first");
+    const noMeta = await s.request({ jsonrpc: "2.0", id: 5, method: "tools/list", params: {} });
+    assert.equal(noMeta.error.code, -32602);
+    const badLevel = await s.request(modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }));
+    assert.equal(badLevel.error.code, -32602);
+    await closed(s);
+  });
+});
+
+describe("mcp wire: tools/list", () => {
+  it("lists tools in a deterministic order, with closed input schemas and explicit annotations", async () => {
+    const home = tempDir();
+    const s = new WireSession([...NOTES, "mcp", "serve"], { env: { NOTES_HOME: home.path } });
+    try {
+      const { result } = await s.request(modern(1, "tools/list"));
+      assert.deepEqual(result.tools.map((t: { name: string }) => t.name), ["add", "list", "manifest", "remove", "show"]);
+      const byName = Object.fromEntries(result.tools.map((t: { name: string }) => [t.name, t]));
+      assert.equal(byName.add.inputSchema.additionalProperties, false);
+      assert.deepEqual(byName.add.inputSchema.required, ["title"]);
+      assert.deepEqual(byName.add.annotations, { title: "add", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+      assert.equal(byName.remove.annotations.destructiveHint, true);
+      assert.ok(byName.remove.inputSchema.properties.confirm_destructive);
+      assert.ok(byName.add.inputSchema.properties.idempotency_key);
+      assert.equal(byName.show.inputSchema.properties.id.type, "integer");
+      const again = await s.request(modern(2, "tools/list"));
+      assert.deepEqual(again.result.tools, result.tools);
+      await closed(s);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("pages with an opaque cursor and refuses an unknown cursor", async () => {
+    const s = new WireSession([...MANY, "mcp", "serve"]);
+    const first = await s.request(modern(1, "tools/list"));
+    assert.equal(first.result.tools.length, 100);
+    assert.equal(typeof first.result.nextCursor, "string");
+    const second = await s.request(modern(2, "tools/list", { cursor: first.result.nextCursor }));
+    assert.equal(second.result.nextCursor, undefined);
+    const names = [...first.result.tools, ...second.result.tools].map((t: { name: string }) => t.name);
+    assert.equal(new Set(names).size, 151, "150 commands plus manifest, each once");
+    assert.deepEqual(names, [...names].sort());
+    assert.equal((await s.request(modern(3, "tools/list", { cursor: "bm9wZQ" }))).error.code, -32602);
+    await closed(s);
+  });
+
+  it("--read-only keeps only safe commands", async () => {
+    const s = new WireSession([...NOTES, "mcp", "serve", "--read-only"]);
+    const { result } = await s.request(modern(1, "tools/list"));
+    assert.deepEqual(result.tools.map((t: { name: string }) => t.name), ["list", "manifest", "show"]);
+    assert.equal((await s.request(modern(2, "tools/call", { name: "add", arguments: { title: "x" } }))).error.code, -32602);
+    await closed(s);
+  });
+});
+
+describe("mcp wire: tools/call", () => {
+  it("a call naming a left-out command is -32602 and nothing runs", async () => {
+    const home = tempDir();
+    const notesHome = join(home.path, "never");
+    const s = new WireSession([...NOTES, "mcp", "serve"], { env: { NOTES_HOME: notesHome } });
+    try {
+      const reply = await s.request(modern(1, "tools/call", { name: "init", arguments: {} }));
+      assert.equal(reply.error.code, -32602);
+      assert.match(reply.error.message, /Unknown tool: init/);
+      assert.equal((await s.request(modern(2, "tools/call", { name: "mcp_serve", arguments: {} }))).error.code, -32602);
+      await closed(s);
+      assert.equal(existsSync(notesHome), false);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("structuredContent is the envelope, content its JSON text, isError !ok; bad arguments are an isError ARG_ERROR", async () => {
+    const s = labServer();
+    const ok = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text: "hi" } }));
+    assert.equal(ok.result.resultType, "complete");
+    assert.equal(ok.result.isError, false);
+    assert.deepEqual(ok.result.structuredContent.data, { text: "hi" });
+    assert.deepEqual(JSON.parse(ok.result.content[0].text), ok.result.structuredContent);
+    const bad = await s.request(modern(2, "tools/call", { name: "types", arguments: { int: "five", nope: 1 } }));
+    assert.equal(bad.result.isError, true);
+    assert.equal(bad.result.structuredContent.error.code, "ARG_ERROR");
+    assert.equal(bad.result.structuredContent.meta.exit_code, 2);
+    const messages = bad.result.structuredContent.error.issues.map((i: { message: string }) => i.message);
+    assert.deepEqual(messages, ["int expects an integer, got 'five'", "unknown argument 'nope'", "missing argument first"]);
+    const failed = await s.request(modern(3, "tools/call", { name: "fail", arguments: { code: 4 } }));
+    assert.equal(failed.result.isError, true);
+    assert.equal(failed.result.structuredContent.meta.exit_code, 4);
+    await closed(s);
+  });
+
+  it("__proto__ keys in arguments are plain unknown arguments and pollute nothing", async () => {
+    const s = labServer();
+    s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{"__proto__":{"polluted":true},"first":"x"},"_meta":${JSON.stringify(modernMeta())}}}`);
+    const reply = await s.next();
+    assert.equal(reply.result.isError, true);
+    assert.match(reply.result.structuredContent.error.message, /unknown argument '__proto__'/);
+    const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
+    assert.equal(check.result.structuredContent.data.polluted, false);
+    await closed(s);
+  });
+
+  it("an 8 MB argument comes back whole", async () => {
+    const s = labServer();
+    const text = "é".repeat(4 * 1024 * 1024);
+    const reply = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text } }));
+    assert.equal(reply.result.structuredContent.data.text, text);
+    await closed(s);
+  });
+});
+
+describe("mcp wire: cancellation, progress, logging", () => {
+  it("notifications/cancelled fires the handler's AbortSignal and nothing more is sent for that id", async () => {
+    const dir = tempDir();
+    const marker = join(dir.path, "marker");
+    const s = labServer();
+    try {
+      s.send(modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "test", _meta: modernMeta() } });
+      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(readFileSync(marker, "utf8"), "cleaned up");
+      const pong = await s.request(modern(8, "tools/call", { name: "echo", arguments: { text: "after" } }));
+      assert.equal(pong.result.structuredContent.data.text, "after", "the next line answers id 8, not the cancelled 7");
+      await closed(s);
+      assert.doesNotMatch(s.stdoutText, /"id":7/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("progress notifications come before the response, increasing, only when asked", async () => {
+    const s = labServer();
+    s.send(modern(1, "tools/call", { name: "count", arguments: { to: 3 } }, { progressToken: "p1" }));
+    const messages = await s.take(4);
+    assert.deepEqual(messages.slice(0, 3).map((m) => [m.method, m.params.progressToken, m.params.progress, m.params.total]), [
+      ["notifications/progress", "p1", 1, 3],
+      ["notifications/progress", "p1", 2, 3],
+      ["notifications/progress", "p1", 3, 3],
+    ]);
+    assert.equal(messages[3].id, 1);
+    const quiet = await s.request(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }));
+    assert.equal(quiet.result.structuredContent.data.counted, 2, "no progress without a progressToken");
+    await closed(s);
+  });
+
+  it("notifications/message is sent only to a request that opted in with logLevel", async () => {
+    const s = labServer();
+    const silent = await s.request(modern(1, "tools/call", { name: "count", arguments: { to: 2 } }));
+    assert.equal(silent.result.isError, false);
+    s.send(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }, { "io.modelcontextprotocol/logLevel": "info" }));
+    const [first, second, reply] = await s.take(3);
+    assert.deepEqual([first.method, first.params.level, first.params.data], ["notifications/message", "info", "step 1"]);
+    assert.equal(second.params.data, "step 2");
+    assert.equal(reply.id, 2);
+    s.send(modern(3, "tools/call", { name: "count", arguments: { to: 1 } }, { "io.modelcontextprotocol/logLevel": "error" }));
+    assert.equal((await s.next()).id, 3, "info lines are below an error threshold");
+    await closed(s);
+  });
+});
+
+describe("mcp wire: malformed input is answered and the server keeps serving", () => {
+  it("parse errors, invalid UTF-8, invalid shapes, duplicate ids and client responses", async () => {
+    const s = labServer();
+    const garbage = await (s.send("{not json"), s.next());
+    assert.deepEqual([garbage.id, garbage.error.code], [null, -32700]);
+    s.send(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
+    const utf8 = await s.next();
+    assert.deepEqual([utf8.id, utf8.error.code], [null, -32700]);
+    assert.match(utf8.error.message, /UTF-8/);
+    assert.equal((await s.request({ id: 3, method: "ping" })).error.code, -32600);
+    const badId = await (s.send({ jsonrpc: "2.0", id: { x: 1 }, method: "ping" }), s.next());
+    assert.deepEqual([badId.id, badId.error.code], [null, -32600]);
+    assert.equal((await s.request({ jsonrpc: "2.0", id: 5, method: "tools/call", params: [] })).error.code, -32600);
+    s.send({ jsonrpc: "2.0", id: 77, result: {} });
+    s.send("");
+    s.send("   ");
+    assert.equal((await s.request(initialize(6))).result.protocolVersion, "2025-11-25");
+    s.send({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "sleep", arguments: { ms: 300 } } });
+    const duplicate = await s.request({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } });
+    assert.equal(duplicate.error.code, -32600);
+    assert.equal((await s.next()).id, 9);
+    assert.equal((await s.request({ jsonrpc: "2.0", id: 10, method: "nope" })).error.code, -32601);
+    await closed(s);
+  });
+
+  it("\\r\\n line endings are accepted", async () => {
+    const s = labServer();
+    s.send(new TextEncoder().encode(`${JSON.stringify(initialize(1))}\r\n`));
+    assert.equal((await s.next()).result.protocolVersion, "2025-11-25");
+    await closed(s);
+  });
+
+  it("a line over --max-message-bytes is answered with -32600 and skipped; the next request is served", async () => {
+    const s = labServer("--max-message-bytes", "4096");
+    s.send(modern(1, "tools/call", { name: "echo", arguments: { text: "x".repeat(100_000) } }));
+    const tooBig = await s.next();
+    assert.deepEqual([tooBig.id, tooBig.error.code], [null, -32600]);
+    assert.match(tooBig.error.message, /exceeds the 4096-byte limit/);
+    assert.equal((await s.request(modern(2, "tools/call", { name: "echo", arguments: { text: "small" } }))).result.structuredContent.data.text, "small");
+    await closed(s);
+  });
+
+  it("batches: -32600 outside legacy 2025-03-26, an array of responses inside it", async () => {
+    const s = labServer();
+    s.send([modern(1, "tools/list")]);
+    assert.equal((await s.next()).error.code, -32600);
+    await closed(s);
+    const b = labServer();
+    await b.request(initialize(0, "2025-03-26"));
+    b.send([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "b" } } }]);
+    const replies = await b.next();
+    assert.ok(Array.isArray(replies));
+    assert.deepEqual(replies.map((r: { id: number }) => r.id).sort(), [1, 2]);
+    b.send([]);
+    assert.equal((await b.next()).error.code, -32600);
+    await closed(b);
+    const c = labServer();
+    await c.request(initialize(0, "2025-11-25"));
+    c.send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+    assert.equal((await c.next()).error.code, -32600);
+    await closed(c);
+  });
+});
+
+describe("mcp wire: flow control and shutdown", () => {
+  it("reading stdin pauses at --max-in-flight: a ping waits behind a slow call", async () => {
+    const s = labServer("--max-in-flight", "1");
+    s.send(modern(1, "tools/call", { name: "sleep", arguments: { ms: 300 } }));
+    s.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const [first, second] = await s.take(2);
+    assert.deepEqual([first.id, second.id], [1, 2]);
+    await closed(s);
+    const free = labServer();
+    free.send(initialize(0));
+    await free.next();
+    free.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sleep", arguments: { ms: 300 } } });
+    free.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const [a, b] = await free.take(2);
+    assert.deepEqual([a.id, b.id], [2, 1], "with room, requests run concurrently");
+    await closed(free);
+  });
+
+  it("on EOF, open requests finish and are flushed before exit 0", async () => {
+    const s = labServer();
+    s.send(modern(1, "tools/call", { name: "sleep", arguments: { ms: 300 } }));
+    s.send(modern(2, "tools/call", { name: "echo", arguments: { text: "last" } }));
+    const result = await s.close();
+    assert.equal(result.code, 0);
+    const ids = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line).id).sort();
+    assert.deepEqual(ids, [1, 2]);
+    assert.equal(result.stderr.trim(), "", "a clean shutdown writes no envelope");
+  });
+
+  it("a flood of garbage lines is answered line for line", async () => {
+    const s = labServer();
+    const count = 2_000;
+    s.send(new TextEncoder().encode("x\n".repeat(count)));
+    const replies = await s.take(count);
+    assert.ok(replies.every((r) => r.error.code === -32700));
+    assert.equal((await s.request({ jsonrpc: "2.0", id: 1, method: "ping" })).result !== undefined, true);
+    await closed(s);
+  });
+
+  it("a closed stdout ends the session quietly", async () => {
+    const s = labServer();
+    s.child.stdout!.destroy();
+    for (let i = 0; i < 50; i++) s.send({ jsonrpc: "2.0", id: i, method: "ping" });
+    const result = await s.exited();
+    assert.doesNotMatch(result.stderr, /EPIPE|BrokenPipe|Unhandled|TypeError/);
+    assert.ok(result.code === 0, `exit ${result.code}: ${result.stderr}`);
+  });
+});
