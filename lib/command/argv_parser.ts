@@ -102,7 +102,11 @@ function refusal(catalog: ArgvCatalog, path: string | undefined, name: string): 
 
 function isGlobalFlag(token: string, catalog: ArgvCatalog): boolean {
   if (!token.startsWith("--")) {
-    return Object.values(catalog.globalFlags).some((spec) => spec.short !== undefined && token.slice(1).startsWith(spec.short));
+    // Only a cluster made entirely of global letters may sit between command words: in `list -hv` the `v` is
+    // the command's, so the command words end there and `-v` is read against the command's flags.
+    const shorts = new Set(Object.values(catalog.globalFlags).map((spec) => spec.short));
+    const eq = token.indexOf("=");
+    return [...token.slice(1, eq === -1 ? undefined : eq)].every((letter) => shorts.has(letter));
   }
   const eq = token.indexOf("=");
   const name = token.slice(2, eq === -1 ? undefined : eq);

@@ -56,7 +56,8 @@ export function validateDefinition(path: string, definition: AnyCommandDefinitio
   checkFlags(d.flags, fail);
   checkPositionals(d.positionals, d.flags as Record<string, FlagSpec> | undefined, fail);
   checkStdoutProtocol(d, fail);
-  if ("mcp" in d && d.mcp !== false) fail("mcp", "may only be false (absent means the MCP server may offer it)");
+  // `undefined` counts as absent, as for every other optional field; only `true` (or junk) is refused.
+  if (d.mcp !== undefined && d.mcp !== false) fail("mcp", "may only be false (absent means the MCP server may offer it)");
   checkHandler(d, fail);
   checkOptionalShapes(d, fail);
 }
@@ -72,7 +73,8 @@ function checkExitCodes(table: unknown, fail: Fail): void {
   for (const [key, raw] of entries) {
     const field = `exit_codes.${key}`;
     const code = Number(key);
-    if (!/^\d+$/.test(key) || !isDeclarableExitCode(code)) {
+    // Canonical decimal only: "080" would parse as 80, yet every lookup by String(80) would miss it.
+    if (!/^(0|[1-9]\d*)$/.test(key) || !isDeclarableExitCode(code)) {
       fail(field, "must be a standard exit code (0-14, 129, 130, 143) or a command-specific code in 79-125");
     }
     if (typeof raw !== "object" || raw === null) fail(field, "must be an object");
@@ -216,6 +218,40 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail): void {
   }
   for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "idempotent", "has_network_io"]) {
     if (d[field] !== undefined && typeof d[field] !== "boolean") fail(field, "must be a boolean");
+  }
+  checkManifestShapes(d, fail);
+}
+
+// The manifest serialises these fields as declared, so a malformed value here would publish a manifest that
+// fails the project's own manifest schema; refuse it at registration instead (SPEC §3).
+function checkManifestShapes(d: Record<string, unknown>, fail: Fail): void {
+  if (d.stdin !== undefined) checkStdinShape(d.stdin, fail);
+  for (const field of ["output_formats", "output_media_types"]) {
+    if (d[field] !== undefined && !(isStringArray(d[field]) && d[field].every((item) => item !== ""))) {
+      fail(field, "must be a list of non-empty strings");
+    }
+  }
+  if (d.cleanup_command !== undefined && (typeof d.cleanup_command !== "string" || d.cleanup_command.trim() === "")) {
+    fail("cleanup_command", "must be a non-empty command line");
+  }
+  if (d.max_lifetime_seconds !== undefined && !(typeof d.max_lifetime_seconds === "number" && d.max_lifetime_seconds > 0)) {
+    fail("max_lifetime_seconds", "must be a number of seconds > 0");
+  }
+  if (d.confirm_flag !== undefined && (typeof d.confirm_flag !== "string" || !KEBAB.test(d.confirm_flag))) {
+    fail("confirm_flag", "must be a flag name in lowercase kebab-case, without the leading --");
+  }
+}
+
+function checkStdinShape(stdin: unknown, fail: Fail): void {
+  if (typeof stdin !== "object" || stdin === null || Array.isArray(stdin)) {
+    fail("stdin", "must be an object {description, max_bytes?}");
+  }
+  const spec = stdin as Record<string, unknown>;
+  const unknown = Object.keys(spec).find((key) => key !== "description" && key !== "max_bytes");
+  if (unknown !== undefined) fail(`stdin.${unknown}`, "is not a stdin field (description, max_bytes)");
+  if (typeof spec.description !== "string" || spec.description === "") fail("stdin.description", "is required");
+  if (spec.max_bytes !== undefined && !(Number.isSafeInteger(spec.max_bytes) && (spec.max_bytes as number) > 0)) {
+    fail("stdin.max_bytes", "must be a whole number of bytes > 0");
   }
 }
 
