@@ -15,6 +15,7 @@ registerBuiltin((tool) => {
     required_scopes: [],
     stdout: "protocol",
     protocol: "mcp-stdio",
+    mcp: false,
     flags: {
       "read-only": { type: "boolean", default: false, description: "Expose only the tool's safe commands" },
       "max-message-bytes": {

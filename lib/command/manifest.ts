@@ -57,7 +57,10 @@ const CONTRACT_FIELDS = [
  * ```
  */
 export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
-  const source = definition as unknown as Record<string, unknown>;
+  const source: Record<string, unknown> = { ...definition };
+  // A protocol server or a passthrough command can never be an MCP tool; the manifest says so, as REQ-C-032
+  // asks of every command the tool's MCP server leaves out.
+  if (definition.stdout === "protocol" || definition.arguments === "passthrough") source.mcp = false;
   const entry: Record<string, unknown> = {};
   for (const field of CONTRACT_FIELDS) {
     if (source[field] !== undefined) entry[field] = structuredClone(source[field]);

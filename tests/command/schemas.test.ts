@@ -69,19 +69,20 @@ describe("manifest schema: the real manifests pass", () => {
     assert.equal(manifest.commands["echo-lines"].stdout, "protocol");
   });
 
-  it("stdout and protocol appear on the protocol command and on no other", async () => {
+  it("stdout and protocol appear on the protocol commands and on no other", async () => {
     const { commands } = await lab();
+    const servers: Record<string, string> = { "echo-lines": "line-echo", "mcp.serve": "mcp-stdio" };
     for (const [path, entry] of Object.entries<Loose>(commands)) {
-      const isServer = path === "echo-lines";
-      assert.equal(entry.stdout, isServer ? "protocol" : undefined, path);
-      assert.equal(entry.protocol, isServer ? "line-echo" : undefined, path);
+      assert.equal(entry.stdout, path in servers ? "protocol" : undefined, path);
+      assert.equal(entry.protocol, servers[path], path);
     }
   });
 
-  it("mcp: false appears on notes init and no mcp field on any other command", async () => {
+  it("mcp: false appears on every command the MCP server leaves out (init, protocol servers) and on no other", async () => {
     const { commands } = await notes();
     for (const [path, entry] of Object.entries<Loose>(commands)) {
-      if (path === "init") assert.equal(entry.mcp, false);
+      const leftOut = path === "init" || entry.stdout === "protocol";
+      if (leftOut) assert.equal(entry.mcp, false, path);
       else assert.equal("mcp" in entry, false, path);
     }
   });
