@@ -37,6 +37,8 @@ interface ConnectOptions {
   env?: Record<string, string>;
   /** Declares `elicitation` and answers every elicitation/create with this (v2 only). */
   elicit?: (request: Loose) => ElicitAnswer;
+  /** The `elicitation` capability declared with `elicit`. @default {} (form mode) */
+  elicitation?: { form?: Record<string, never>; url?: Record<string, never> };
 }
 
 interface CallOptions {
@@ -130,7 +132,7 @@ async function connect(kind: Kind, options: ConnectOptions = {}): Promise<Sessio
   const mode = kind === "v2 legacy" ? "legacy" : kind === "v2 auto" ? "auto" : { pin: "2026-07-28" };
   const client = new Client({ name: "toolwire-test-v2", version: "1.0.0" }, {
     versionNegotiation: { mode },
-    ...(options.elicit === undefined ? {} : { capabilities: { elicitation: {} } }),
+    ...(options.elicit === undefined ? {} : { capabilities: { elicitation: options.elicitation ?? {} } }),
   });
   const elicit = options.elicit;
   if (elicit !== undefined) client.setRequestHandler("elicitation/create", (request) => elicit(request));
@@ -384,6 +386,26 @@ describe("destructive tools need confirmation", () => {
       }
     });
   }
+
+  it("a v2 auto client that declares URL-mode elicitation only is not sent a form it must reject: it gets the preview", async () => {
+    const home = tempDir();
+    let asked = 0;
+    try {
+      const elicit = (): ElicitAnswer => (asked++, { action: "accept", content: { confirm: true } });
+      await withSession("v2 auto", { env: { NOTES_HOME: home.path }, elicit, elicitation: { url: {} } }, async (session) => {
+        const id = await addNote(session, "kept");
+        const refused = await session.callTool({ name: "remove", arguments: { id } });
+        assert.equal(refused.isError, true);
+        assert.equal(envelopeOf(refused).error.code, "CONFIRMATION_REQUIRED");
+        assert.equal(asked, 0);
+        assert.deepEqual(await titles(session), ["kept"]);
+        const confirmed = await session.callTool({ name: "remove", arguments: { id, confirm_destructive: true } });
+        assert.equal(envelopeOf(confirmed).data.effect, "deleted");
+      });
+    } finally {
+      home.cleanup();
+    }
+  });
 
   for (const kind of ["v2 legacy", "v1", "v2 auto"] as const) {
     const who = kind === "v2 auto" ? "a modern client without elicitation" : `a ${kind} client`;
