@@ -112,6 +112,14 @@ describe("destructive tools over the wire: the input_required confirmation", () 
     });
   });
 
+  it("a destructive call whose preview fails answers at once: nothing to confirm", async () => {
+    await withServer(async (server) => {
+      const result = await server.call("remove", { id: 41 });
+      assertRefused(result, "NOT_FOUND");
+      assert.equal(result.requestState, undefined);
+    });
+  });
+
   it("retrying with that requestState and an accepting inputResponses runs the tool", async () => {
     await withServer(async (server) => {
       const id = await server.add("doomed");

@@ -336,6 +336,7 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.signal, null);
       assert.equal(result.stderr.split("\n").some(isEnvelopeLine), false, `no envelope on stderr: ${result.stderr}`);
+      assertOnlyJsonRpc(session.stdoutText);
 
       // At once, before any message: stdout stays empty too.
       const idle = await run([...NOTES, "--format", "json", "mcp", "serve"], { stdin: "", env: { NOTES_HOME: home.path } });
