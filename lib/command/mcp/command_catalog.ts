@@ -73,7 +73,8 @@ export class CommandCatalog implements ToolCatalog {
 
     let confirmed = parsed.confirmed;
     const asksFirst = definition.danger_level === "destructive" && !parsed.dryRun && !confirmed &&
-      context.era === "modern" && supportsFormElicitation(context.clientCapabilities);
+      context.era === "modern" && supportsFormElicitation(context.clientCapabilities) &&
+      !(await this.#answeredBefore(key));
     const run = (options: { dryRun: boolean; confirmed: boolean }) =>
       executeCommand({
         path: served.path,
@@ -122,6 +123,15 @@ export class CommandCatalog implements ToolCatalog {
       confirmed = true;
     }
     return result(await run({ dryRun: parsed.dryRun, confirmed }));
+  }
+
+  /**
+   * Whether an idempotency key already holds a result. The executor then answers from the store (a replay or
+   * a conflict) without running anything, so asking first would only preview today's state — NOT_FOUND for
+   * the note the first call deleted — instead of replaying it.
+   */
+  async #answeredBefore(key: string | undefined): Promise<boolean> {
+    return key !== undefined && (await new IdempotencyStore(this.#tool.stateDir()).get(key)) !== undefined;
   }
 }
 
