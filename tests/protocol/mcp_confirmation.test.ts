@@ -44,8 +44,8 @@ class NotesServer {
   }
 
   /** Asks to remove a note and returns the interim result's signed state. */
-  async askToRemove(id: number): Promise<string> {
-    const result = await this.call("remove", { id });
+  async askToRemove(id: number, args: Record<string, unknown> = { id }): Promise<string> {
+    const result = await this.call("remove", args);
     assert.equal(result.resultType, "input_required", JSON.stringify(result));
     assert.equal(typeof result.requestState, "string");
     return result.requestState;
@@ -131,6 +131,26 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       assert.equal(result.structuredContent.data.effect, "deleted");
       assert.equal(result.structuredContent.data.note.title, "doomed");
       assert.deepEqual(await server.titles(), ["kept"]);
+    });
+  });
+
+  it("a keyed destructive call that already ran is replayed with effect noop, not asked again", async () => {
+    await withServer(async (server) => {
+      const id = await server.add("doomed");
+      const args = { id, idempotency_key: "remove-once" };
+      const requestState = await server.askToRemove(id, args);
+      const first = await server.call("remove", args, { requestState, inputResponses: ACCEPT });
+      assert.equal(first.structuredContent.data.effect, "deleted");
+      // The client lost the answer and repeats the call: the store answers, nothing runs, nothing to confirm.
+      const again = await server.call("remove", args);
+      assert.equal(again.resultType, "complete", JSON.stringify(again));
+      assert.equal(again.isError, false, JSON.stringify(again.structuredContent));
+      assert.equal(again.structuredContent.data.effect, "noop");
+      assert.deepEqual(again.structuredContent.data.note, first.structuredContent.data.note);
+      assert.equal(again.structuredContent.meta.idempotency_hit, true);
+      // The same key on other arguments is still a conflict, not a question.
+      const other = await server.call("remove", { id: id + 1, idempotency_key: "remove-once" });
+      assertRefused(other, "IDEMPOTENCY_CONFLICT");
     });
   });
 
