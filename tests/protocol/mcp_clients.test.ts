@@ -457,7 +457,7 @@ describe("destructive tools need confirmation", () => {
   }
 });
 
-describe("cancellation and progress (v2 client)", () => {
+describe("cancellation (v2 client) and progress", () => {
   for (const kind of ["v2 auto", "v2 legacy"] as const) {
     it(`${kind}: aborting a call rejects it, fires the handler's AbortSignal, and the server keeps serving`, async () => {
       const dir = tempDir();
@@ -489,7 +489,9 @@ describe("cancellation and progress (v2 client)", () => {
         dir.cleanup();
       }
     });
+  }
 
+  for (const kind of ["v2 auto", "v2 legacy", "v1"] as const) {
     it(`${kind}: onprogress receives increasing progress from count`, async () => {
       await withSession(kind, { program: LAB }, async (session) => {
         const seen: Array<{ progress: number; total?: number }> = [];
