@@ -510,13 +510,16 @@ describe("cancellation (v2 client) and progress", () => {
 });
 
 describe("the probe process of auto mode", () => {
-  it("leaves NOTES_HOME untouched and the session still sees the modern era", async () => {
+  it("leaves NOTES_HOME untouched and the session then serves in the modern era", async () => {
     const home = tempDir();
     try {
       const before = snapshot(home.path);
       await withSession("v2 auto", { env: { NOTES_HOME: home.path } }, async (session) => {
+        // connect() has run the probe process to its end, and sent the session nothing yet.
         assert.equal(session.v2!.getNegotiatedProtocolVersion(), "2026-07-28");
         assert.equal(snapshot(home.path), before);
+        const listed = await session.callTool({ name: "list", arguments: {} });
+        assert.equal(listed._meta["io.modelcontextprotocol/serverInfo"].name, "notes", "a modern result carries serverInfo");
       });
     } finally {
       home.cleanup();
