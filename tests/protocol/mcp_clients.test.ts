@@ -496,12 +496,13 @@ describe("cancellation (v2 client) and progress", () => {
       await withSession(kind, { program: LAB }, async (session) => {
         const seen: Array<{ progress: number; total?: number }> = [];
         const result = await session.callTool(
-          { name: "count", arguments: { to: 5, delay_ms: 30 } },
+          { name: "count", arguments: { to: 5, delay_ms: 80 } },
           { onprogress: (update) => seen.push(update) },
         );
         assert.equal(envelopeOf(result).data.counted, 5);
-        // The last update can share a chunk with the response, which the SDK then reports as late.
-        assert.ok(seen.length >= 3, `progress updates: ${JSON.stringify(seen)}`);
+        // An update that shares a stdout chunk with the response reaches the SDK after it and is dropped as
+        // late (mcp-clients.md §1.6): the last one usually is, more under load; the pauses keep the others apart.
+        assert.ok(seen.length >= 2, `progress updates: ${JSON.stringify(seen)}`);
         for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, JSON.stringify(seen));
         for (const update of seen) assert.equal(update.total, 5);
       });
