@@ -40,8 +40,8 @@ export interface Invocation {
 type Outcome = Settled<unknown>;
 
 /**
- * Runs one command invocation to exactly one envelope: confirmation of destructive commands, idempotency
- * replay, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
+ * Runs one command invocation to exactly one envelope: idempotency replay, confirmation of destructive
+ * commands, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
  * declared exit code. This is the single path argv and MCP share (SPEC §2).
  *
  * @example
@@ -58,19 +58,9 @@ export async function executeCommand(invocation: Invocation): Promise<ResponseEn
     makeEnvelope({ exitCode, data, error, warnings, startedAt, meta });
   const destructive = invocation.definition.danger_level === "destructive";
 
-  if (destructive && !invocation.dryRun && !invocation.confirmed) {
-    const preview = await runHandler(invocation, warnings, true, {});
-    if (preview.kind !== "data") return outcomeEnvelope(invocation, preview, finish, warnings);
-    return finish(ExitCode.ARG_ERROR, null, {
-      code: "CONFIRMATION_REQUIRED",
-      message: `${invocation.path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
-      retryable: false,
-      phase: "validation",
-      suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
-      preview: preview.data ?? null,
-    });
-  }
-
+  // A key that already holds a result is answered before confirmation: a replay or a conflict runs nothing,
+  // so there is nothing to confirm, and a preview of today's state (say NOT_FOUND for the note the first
+  // call deleted) would misreport a retry.
   const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
   let fingerprint: string | undefined;
   if (key !== undefined && invocation.store !== undefined) {
@@ -89,6 +79,19 @@ export async function executeCommand(invocation: Invocation): Promise<ResponseEn
       meta.idempotency_hit = true;
       return finish(ExitCode.SUCCESS, replayed(stored.data), null);
     }
+  }
+
+  if (destructive && !invocation.dryRun && !invocation.confirmed) {
+    const preview = await runHandler(invocation, warnings, true, {});
+    if (preview.kind !== "data") return outcomeEnvelope(invocation, preview, finish, warnings);
+    return finish(ExitCode.ARG_ERROR, null, {
+      code: "CONFIRMATION_REQUIRED",
+      message: `${invocation.path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
+      retryable: false,
+      phase: "validation",
+      suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
+      preview: preview.data ?? null,
+    });
   }
 
   const outcome = await runHandler(invocation, warnings, invocation.dryRun === true, meta);

@@ -73,7 +73,8 @@ export class CommandCatalog implements ToolCatalog {
 
     let confirmed = parsed.confirmed;
     const asksFirst = definition.danger_level === "destructive" && !parsed.dryRun && !confirmed &&
-      context.era === "modern" && typeof context.clientCapabilities.elicitation === "object";
+      context.era === "modern" && supportsFormElicitation(context.clientCapabilities) &&
+      !(await this.#answeredBefore(key));
     const run = (options: { dryRun: boolean; confirmed: boolean }) =>
       executeCommand({
         path: served.path,
@@ -123,10 +124,31 @@ export class CommandCatalog implements ToolCatalog {
     }
     return result(await run({ dryRun: parsed.dryRun, confirmed }));
   }
+
+  /**
+   * Whether an idempotency key already holds a result. The executor then answers from the store (a replay or
+   * a conflict) without running anything, so asking first would only preview today's state — NOT_FOUND for
+   * the note the first call deleted — instead of replaying it.
+   */
+  async #answeredBefore(key: string | undefined): Promise<boolean> {
+    return key !== undefined && (await new IdempotencyStore(this.#tool.stateDir()).get(key)) !== undefined;
+  }
 }
 
 function result(envelope: ResponseEnvelope): ToolCallOutcome {
   return { kind: "result", result: envelopeResult(envelope) };
+}
+
+/**
+ * Whether a client can answer the form-mode elicitation the confirmation asks. `elicitation: {}` means form
+ * mode (the pre-URL-mode shape); `{url: {}}` alone means URL mode only, and such a client rejects a form
+ * request outright, so it must get the CONFIRMATION_REQUIRED preview instead.
+ */
+function supportsFormElicitation(capabilities: Record<string, unknown>): boolean {
+  const elicitation = capabilities.elicitation;
+  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) return false;
+  const modes = elicitation as Record<string, unknown>;
+  return modes.form !== undefined || modes.url === undefined;
 }
 
 function accepted(responses: unknown): boolean {
