@@ -488,14 +488,16 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
         if (Object.hasOwn(entry, "mcp")) {
           assert.equal(entry.mcp, false, `${path}: mcp is only ever false`);
           assert.equal(offered, false, `${path} is marked mcp: false but offered`);
-        } else if (!offered) {
-          // The only other reason to leave a command out is that it is itself a protocol server.
-          assert.equal(entry.stdout, "protocol", `${path} is left out of the MCP server without mcp: false`);
+        } else {
+          // Protocol servers (mcp serve included) are left out too, so they carry mcp: false as well.
+          assert.equal(offered, true, `${path} is left out of the MCP server without mcp: false`);
         }
       }
     }
-    // notes' init is the command kept off: the manifest says so.
-    assert.equal((await manifestOf(NOTES)).commands.init.mcp, false);
+    // notes' init is kept off on purpose; mcp serve is a protocol server: the manifest says so of both.
+    const notes = (await manifestOf(NOTES)).commands;
+    assert.equal(notes.init.mcp, false);
+    assert.equal(notes["mcp.serve"].mcp, false);
   });
 
   it("The tool's MCP server lists no command marked mcp: false in its tool list, and a call naming one is answered with a protocol error, not run", async () => {
