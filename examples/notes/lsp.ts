@@ -57,7 +57,10 @@ const SEVERITY_WARNING = 2;
  * },
  * ```
  */
-export function notesLanguageServer(store: NoteStore, options: { maxMessageBytes?: number } = {}): ProtocolLoop {
+export function notesLanguageServer(
+  store: NoteStore,
+  options: { maxMessageBytes?: number } = {},
+): ProtocolLoop {
   return (io) => serveLsp(io, notesHandlers(store), options);
 }
 
@@ -92,7 +95,9 @@ function notesHandlers(store: NoteStore): LspHandlers {
     }),
     notifications: {
       "textDocument/didOpen": async (params, context) => {
-        const { textDocument } = params as { textDocument: { uri: string; languageId: string; version: number; text: string } };
+        const { textDocument } = params as {
+          textDocument: { uri: string; languageId: string; version: number; text: string };
+        };
         if (textDocument.languageId !== "markdown") return;
         documents.set(textDocument.uri, { text: textDocument.text, version: textDocument.version });
         await check(textDocument.uri, context);
@@ -120,14 +125,21 @@ function notesHandlers(store: NoteStore): LspHandlers {
         const line = lineAt(documents.get(textDocument.uri), position.line);
         if (line === undefined || !PARTIAL_REFERENCE.test(line.slice(0, position.character))) return [];
         const notes = [...(await notesById()).values()];
-        return notes.map((note) => ({ label: String(note.id), kind: KIND_REFERENCE, detail: note.title, documentation: note.body }));
+        return notes.map((note) => ({
+          label: String(note.id),
+          kind: KIND_REFERENCE,
+          detail: note.title,
+          documentation: note.body,
+        }));
       },
       "textDocument/hover": async (params) => {
         const { textDocument, position } = params as TextDocumentPositionParams;
         const line = lineAt(documents.get(textDocument.uri), position.line);
         if (line === undefined) return null;
         const reference = referencesInLine(line, position.line)
-          .find(({ range }) => range.start.character <= position.character && position.character <= range.end.character);
+          .find(({ range }) =>
+            range.start.character <= position.character && position.character <= range.end.character
+          );
         if (reference === undefined) return null;
         const note = (await notesById()).get(reference.id);
         if (note === undefined) return null;

@@ -1,6 +1,13 @@
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./line_framer.ts";
 
-/** Why a header block could not be read. Each one loses the message boundary, so nothing follows it. */
+/**
+ * Why a header block could not be read. Each one loses the message boundary, so nothing follows it.
+ *
+ * @example
+ * ```ts
+ * if (frame.kind === "bad-header" && frame.problem === "missing-length") console.error(frame.detail);
+ * ```
+ */
 export type HeaderProblem = "missing-length" | "invalid-length" | "header-too-long" | "malformed-header";
 
 /**
@@ -11,6 +18,18 @@ export type HeaderProblem = "missing-length" | "invalid-length" | "header-too-lo
  * - `bad-header`: the header block gives no usable length, so where the next message starts is unknown. It is
  *   the last frame: the framer discards the rest of the input.
  * - `truncated`: the input ended inside a message; `bytes` were received and dropped.
+ *
+ * @example
+ * ```ts
+ * function describe(frame: ContentLengthFrame): string {
+ *   switch (frame.kind) {
+ *     case "message": return `${frame.bytes.length} bytes`;
+ *     case "oversized": return `skipped ${frame.size} bytes`;
+ *     case "bad-header": return `framing lost: ${frame.detail}`;
+ *     case "truncated": return `input ended inside a message`;
+ *   }
+ * }
+ * ```
  */
 export type ContentLengthFrame =
   | { kind: "message"; bytes: Uint8Array }
@@ -18,7 +37,14 @@ export type ContentLengthFrame =
   | { kind: "bad-header"; problem: HeaderProblem; detail: string }
   | { kind: "truncated"; bytes: number };
 
-/** Options for {@linkcode ContentLengthFramer}. */
+/**
+ * Options for {@linkcode ContentLengthFramer}.
+ *
+ * @example
+ * ```ts
+ * const options: ContentLengthFramerOptions = { maxMessageBytes: 1 << 20, maxHeaderBytes: 1024 };
+ * ```
+ */
 export interface ContentLengthFramerOptions {
   /** Longest accepted body in bytes; longer bodies are skipped. @default 67108864 (64 MiB) */
   maxMessageBytes?: number;
@@ -26,10 +52,25 @@ export interface ContentLengthFramerOptions {
   maxHeaderBytes?: number;
 }
 
-/** The default maximum header block size: 8 KiB, as for HTTP. Real headers are under 100 bytes. */
+/**
+ * The default maximum header block size: 8 KiB, as for HTTP. Real headers are under 100 bytes.
+ *
+ * @example
+ * ```ts
+ * new ContentLengthFramer({ maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES / 8 });
+ * ```
+ */
 export const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
 
-/** How much of an oversized body is kept for the `oversized` frame's `head`. */
+/**
+ * How much of an oversized body is kept for the `oversized` frame's `head`: enough for the `id` or `seq` a
+ * client writes near the start.
+ *
+ * @example
+ * ```ts
+ * if (frame.kind === "oversized" && frame.head.length < OVERSIZED_HEAD_BYTES) console.error("input ended early");
+ * ```
+ */
 export const OVERSIZED_HEAD_BYTES = 1024;
 
 const CR = 0x0d;
@@ -61,6 +102,7 @@ type Phase =
  * ```
  */
 export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLengthFrame> {
+  /** A framer with the given limits. */
   constructor(options: ContentLengthFramerOptions = {}) {
     const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     const maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
@@ -95,14 +137,21 @@ export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLeng
           const parsed = parseHeader(header.subarray(0, headerFilled - 4));
           headerFilled = 0;
           matched = 0;
-          phase = "problem" in parsed ? lose(controller, parsed.problem, parsed.detail) : startBody(parsed.length);
+          phase = "problem" in parsed
+            ? lose(controller, parsed.problem, parsed.detail)
+            : startBody(parsed.length);
           return i + 1;
         }
       }
       return -1;
     };
 
-    const takeBody = (chunk: Uint8Array, start: number, state: Extract<Phase, { at: "body" }>, controller: Controller) => {
+    const takeBody = (
+      chunk: Uint8Array,
+      start: number,
+      state: Extract<Phase, { at: "body" }>,
+      controller: Controller,
+    ) => {
       const available = chunk.length - start;
       if (state.body === undefined && available >= state.length) {
         // Copied, not a view: the producer may reuse its chunk buffer once we return.
@@ -121,7 +170,12 @@ export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLeng
       return start + take;
     };
 
-    const skipBody = (chunk: Uint8Array, start: number, state: Extract<Phase, { at: "skip" }>, controller: Controller) => {
+    const skipBody = (
+      chunk: Uint8Array,
+      start: number,
+      state: Extract<Phase, { at: "skip" }>,
+      controller: Controller,
+    ) => {
       const take = Math.min(chunk.length - start, state.left);
       const keep = Math.min(take, state.head.length - state.headFilled);
       if (keep > 0) {
@@ -162,10 +216,16 @@ export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLeng
       },
       flush(controller) {
         const state = phase;
-        if (state.at === "header" && headerFilled > 0) controller.enqueue({ kind: "truncated", bytes: headerFilled });
+        if (state.at === "header" && headerFilled > 0) {
+          controller.enqueue({ kind: "truncated", bytes: headerFilled });
+        }
         if (state.at === "body") controller.enqueue({ kind: "truncated", bytes: state.filled });
         if (state.at === "skip" && !state.reported) {
-          controller.enqueue({ kind: "oversized", size: state.size, head: state.head.subarray(0, state.headFilled) });
+          controller.enqueue({
+            kind: "oversized",
+            size: state.size,
+            head: state.head.subarray(0, state.headFilled),
+          });
         }
       },
     });
@@ -185,28 +245,46 @@ function parseHeader(block: Uint8Array): { length: number } | { problem: HeaderP
   for (const byte of block) {
     // Headers are ASCII; a control character other than the CRLF separators means this is not a header.
     if (byte > 0x7e || (byte < 0x20 && byte !== 0x09 && byte !== CR && byte !== LF)) {
-      return { problem: "malformed-header", detail: `the header block contains the byte 0x${byte.toString(16).padStart(2, "0")}` };
+      return {
+        problem: "malformed-header",
+        detail: `the header block contains the byte 0x${byte.toString(16).padStart(2, "0")}`,
+      };
     }
     text += String.fromCharCode(byte);
   }
   let length: string | undefined;
   for (const line of text.split("\r\n")) {
-    if (/[\r\n]/.test(line)) return { problem: "malformed-header", detail: "a header line holds a bare CR or LF" };
+    if (/[\r\n]/.test(line)) {
+      return { problem: "malformed-header", detail: "a header line holds a bare CR or LF" };
+    }
     const colon = line.indexOf(":");
     const name = colon === -1 ? "" : line.slice(0, colon);
-    if (!TOKEN.test(name)) return { problem: "malformed-header", detail: `not a header line: ${JSON.stringify(line.slice(0, 80))}` };
+    if (!TOKEN.test(name)) {
+      return {
+        problem: "malformed-header",
+        detail: `not a header line: ${JSON.stringify(line.slice(0, 80))}`,
+      };
+    }
     if (name.toLowerCase() !== "content-length") continue;
     const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
     // Two different lengths make the boundary ambiguous; an identical repeat is harmless (RFC 9110 §8.6).
     if (length !== undefined && length !== value) {
-      return { problem: "invalid-length", detail: `conflicting Content-Length values ${length} and ${value}` };
+      return {
+        problem: "invalid-length",
+        detail: `conflicting Content-Length values ${length} and ${value}`,
+      };
     }
     length = value;
   }
-  if (length === undefined) return { problem: "missing-length", detail: "the header block has no Content-Length" };
+  if (length === undefined) {
+    return { problem: "missing-length", detail: "the header block has no Content-Length" };
+  }
   const parsed = Number(length);
   if (!/^\d+$/.test(length) || !Number.isSafeInteger(parsed)) {
-    return { problem: "invalid-length", detail: `Content-Length must be a byte count, got ${JSON.stringify(length.slice(0, 40))}` };
+    return {
+      problem: "invalid-length",
+      detail: `Content-Length must be a byte count, got ${JSON.stringify(length.slice(0, 40))}`,
+    };
   }
   return { length: parsed };
 }

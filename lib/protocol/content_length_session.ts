@@ -1,5 +1,9 @@
 import type { ProtocolIO } from "../command/contract.ts";
-import { type ContentLengthFrame, ContentLengthFramer, type ContentLengthFramerOptions } from "../framing/content_length_framer.ts";
+import {
+  type ContentLengthFrame,
+  ContentLengthFramer,
+  type ContentLengthFramerOptions,
+} from "../framing/content_length_framer.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 
 /**

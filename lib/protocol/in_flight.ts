@@ -17,9 +17,8 @@
  */
 export class InFlight<K, T> {
   readonly #limit: number;
-  readonly #unanswered = new Map<K, { value: T; controller: AbortController }>();
-  readonly #running = new Set<Promise<void>>();
-  readonly #controllers = new Set<AbortController>();
+  readonly #unanswered = new Map<K, Entry<T>>();
+  readonly #running = new Map<Promise<void>, AbortController>();
 
   /** `limit`: how many may run at once. */
   constructor(limit: number) {
@@ -33,15 +32,13 @@ export class InFlight<K, T> {
 
   /** Starts `work` for a request; `value` is handed back by {@linkcode InFlight.cancel}. `work` must not throw. */
   start(key: K, value: T, work: (signal: AbortSignal) => Promise<void>): void {
-    const controller = new AbortController();
-    this.#unanswered.set(key, { value, controller });
-    this.#controllers.add(controller);
-    const done: Promise<void> = work(controller.signal).catch(() => {}).finally(() => {
-      this.#running.delete(done);
-      this.#controllers.delete(controller);
-      if (this.#unanswered.get(key)?.controller === controller) this.#unanswered.delete(key);
+    const entry: Entry<T> = { value, controller: new AbortController(), done: Promise.resolve() };
+    this.#unanswered.set(key, entry);
+    entry.done = work(entry.controller.signal).catch(() => {}).finally(() => {
+      this.#running.delete(entry.done);
+      if (this.#unanswered.get(key) === entry) this.#unanswered.delete(key);
     });
-    this.#running.add(done);
+    this.#running.set(entry.done, entry.controller);
   }
 
   /** Takes the right to answer a request: `true` once, for whoever asks first. */
@@ -58,19 +55,33 @@ export class InFlight<K, T> {
     return entry.value;
   }
 
-  /** Resolves once fewer than the limit are running. */
+  /** Resolves once fewer than the limit are running; a cancelled handler still running still counts. */
   async room(): Promise<void> {
-    while (this.#running.size >= this.#limit) await Promise.race(this.#running);
+    while (this.#running.size >= this.#limit) await Promise.race(this.#running.keys());
   }
 
-  /** Resolves once everything started so far has finished. */
-  async settled(): Promise<void> {
-    while (this.#running.size > 0) await Promise.all(this.#running);
+  /**
+   * Resolves once every request started so far has been answered. A cancelled request was answered when it
+   * was cancelled, so a handler that ignores its signal does not hold this up.
+   */
+  async answered(): Promise<void> {
+    while (this.#unanswered.size > 0) {
+      await Promise.race([...this.#unanswered.values()].map((entry) => entry.done));
+    }
   }
 
   /** Aborts every running handler; their answers are no longer wanted. */
   abortAll(): void {
     this.#unanswered.clear();
-    for (const controller of this.#controllers) controller.abort(new DOMException("The session ended", "AbortError"));
+    for (const controller of this.#running.values()) {
+      controller.abort(new DOMException("The session ended", "AbortError"));
+    }
   }
+}
+
+interface Entry<T> {
+  value: T;
+  controller: AbortController;
+  /** Settles when the handler's work has finished, answered or not. */
+  done: Promise<void>;
 }

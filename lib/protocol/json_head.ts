@@ -12,7 +12,10 @@ const decoder = new TextDecoder();
  * peekTopLevelMembers(head, ["id", "method"]); // { id: 7, method: "x" }
  * ```
  */
-export function peekTopLevelMembers(head: Uint8Array, keys: readonly string[]): Record<string, string | number> {
+export function peekTopLevelMembers(
+  head: Uint8Array,
+  keys: readonly string[],
+): Record<string, string | number> {
   const text = decoder.decode(head);
   const found: Record<string, string | number> = {};
   let i = skipSpace(text, 0);
@@ -38,7 +41,9 @@ export function peekTopLevelMembers(head: Uint8Array, keys: readonly string[]): 
 }
 
 function skipSpace(text: string, i: number): number {
-  while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
+  while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) {
+    i++;
+  }
   return i;
 }
 

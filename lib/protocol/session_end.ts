@@ -30,6 +30,7 @@ export function framingFailure(detail: string): ProtocolFailure {
   return {
     exitCode: ExitCode.GENERAL_ERROR,
     code: ProtocolEndCode.FRAMING_ERROR,
-    message: `the client's input cannot be framed (${detail}); no later message can be found, so the session ended`,
+    message:
+      `the client's input cannot be framed (${detail}); no later message can be found, so the session ended`,
   };
 }

@@ -25,24 +25,36 @@ export class DapClient {
 
   /** Sends a request without waiting; returns its seq. */
   send(command: string, args?: object): number {
-    const request: DebugProtocol.Request = { seq: this.#seq++, type: "request", command, ...(args ? { arguments: args } : {}) };
+    const request: DebugProtocol.Request = {
+      seq: this.#seq++,
+      type: "request",
+      command,
+      ...(args ? { arguments: args } : {}),
+    };
     this.#peer.send(request);
     return request.seq;
   }
 
   /** Sends a request and resolves with its response. */
-  async request<R extends DebugProtocol.Response = DebugProtocol.Response>(command: string, args?: object): Promise<R> {
+  async request<R extends DebugProtocol.Response = DebugProtocol.Response>(
+    command: string,
+    args?: object,
+  ): Promise<R> {
     return await this.response<R>(this.send(command, args));
   }
 
   /** The response to the request with this seq. */
   async response<R extends DebugProtocol.Response = DebugProtocol.Response>(seq: number): Promise<R> {
-    return (await this.#take((message) => message.type === "response" && (message as DebugProtocol.Response).request_seq === seq)) as R;
+    return (await this.#take((message) =>
+      message.type === "response" && (message as DebugProtocol.Response).request_seq === seq
+    )) as R;
   }
 
   /** The next event of this name. */
   async event<E extends DebugProtocol.Event = DebugProtocol.Event>(name: string): Promise<E> {
-    return (await this.#take((message) => message.type === "event" && (message as DebugProtocol.Event).event === name)) as E;
+    return (await this.#take((message) =>
+      message.type === "event" && (message as DebugProtocol.Event).event === name
+    )) as E;
   }
 
   /** The next message, whatever it is: for tests that check the order of the wire. */
@@ -50,7 +62,9 @@ export class DapClient {
     return await this.#take(() => true);
   }
 
-  async #take(wanted: (message: DebugProtocol.ProtocolMessage) => boolean): Promise<DebugProtocol.ProtocolMessage> {
+  async #take(
+    wanted: (message: DebugProtocol.ProtocolMessage) => boolean,
+  ): Promise<DebugProtocol.ProtocolMessage> {
     const kept = this.#inbox.findIndex(wanted);
     if (kept !== -1) return this.#inbox.splice(kept, 1)[0]!;
     for (;;) {

@@ -24,7 +24,11 @@ export function parseFrames(bytes: Uint8Array): { messages: Loose[]; rest: Buffe
   while (at < buffer.length) {
     const available = buffer.subarray(at, at + PREFIX.length);
     if (!PREFIX.subarray(0, available.length).equals(available)) {
-      throw new Error(`stdout is not framed protocol at byte ${at}: ${JSON.stringify(buffer.subarray(at, at + 80).toString("utf8"))}`);
+      throw new Error(
+        `stdout is not framed protocol at byte ${at}: ${
+          JSON.stringify(buffer.subarray(at, at + 80).toString("utf8"))
+        }`,
+      );
     }
     const end = buffer.indexOf(SEPARATOR, at);
     if (end === -1) break;
@@ -89,7 +93,9 @@ export class FramedPeer {
       if (this.#failure !== undefined) throw this.#failure;
       if (this.#child.stdout!.readableEnded) throw new Error("stdout ended before the next message");
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms; got ${JSON.stringify(this.#received)}`);
+      if (left <= 0) {
+        throw new Error(`no message within ${timeoutMs} ms; got ${JSON.stringify(this.#received)}`);
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#wake = () => {

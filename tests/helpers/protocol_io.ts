@@ -31,7 +31,12 @@ export class InMemoryPeer {
         this.#wake?.();
       },
     });
-    this.io = { stdin: stdin.readable, stdout, signal: this.#signal.signal, log: (message) => this.logs.push(message) };
+    this.io = {
+      stdin: stdin.readable,
+      stdout,
+      signal: this.#signal.signal,
+      log: (message) => this.logs.push(message),
+    };
   }
 
   /** Writes one framed message to the loop's stdin. */

@@ -15,7 +15,10 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const bytes = (text: string) => encoder.encode(text);
 
-async function framesOf(chunks: readonly Uint8Array[], options?: ContentLengthFramerOptions): Promise<ContentLengthFrame[]> {
+async function framesOf(
+  chunks: readonly Uint8Array[],
+  options?: ContentLengthFramerOptions,
+): Promise<ContentLengthFrame[]> {
   const input = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -87,8 +90,16 @@ const byteLength = (text: string) => bytes(text).length;
 /** Three messages: plain, with Content-Type and a lower-case name, and with an upper-case name and extra headers. */
 const STREAM = concat([
   bytes(`Content-Length: ${byteLength(BODIES[0]!)}\r\n\r\n${BODIES[0]}`),
-  bytes(`content-length: ${byteLength(BODIES[1]!)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${BODIES[1]}`),
-  bytes(`Content-Type: application/json\r\nCONTENT-LENGTH:${byteLength(BODIES[2]!)}\r\nX-Extra: yes\r\n\r\n${BODIES[2]}`),
+  bytes(
+    `content-length: ${
+      byteLength(BODIES[1]!)
+    }\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${BODIES[1]}`,
+  ),
+  bytes(
+    `Content-Type: application/json\r\nCONTENT-LENGTH:${byteLength(BODIES[2]!)}\r\nX-Extra: yes\r\n\r\n${
+      BODIES[2]
+    }`,
+  ),
 ]);
 
 const EXPECTED = BODIES.map((body) => ({ message: body }));
@@ -115,11 +126,16 @@ describe("ContentLengthFramer: messages", () => {
   });
 
   it("accepts an identical repeated Content-Length", async () => {
-    assert.deepEqual(readable(await framesOf([bytes("Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}")])), [{ message: "{}" }]);
+    assert.deepEqual(readable(await framesOf([bytes("Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}")])), [{
+      message: "{}",
+    }]);
   });
 
   it("reports input that ends inside a message as truncated", async () => {
-    assert.deepEqual(await framesOf([bytes("Content-Length: 10\r\n\r\n{}")]), [{ kind: "truncated", bytes: 2 }]);
+    assert.deepEqual(await framesOf([bytes("Content-Length: 10\r\n\r\n{}")]), [{
+      kind: "truncated",
+      bytes: 2,
+    }]);
     assert.deepEqual(await framesOf([bytes("Content-Len")]), [{ kind: "truncated", bytes: 11 }]);
   });
 });
@@ -151,20 +167,30 @@ describe("ContentLengthFramer: headers that lose the message boundary", () => {
   }
 
   it("header-too-long: a header block past maxHeaderBytes ends framing without holding more", async () => {
-    const frames = await framesOf(split(bytes(`X-Pad: ${"a".repeat(10_000)}\r\nContent-Length: 2\r\n\r\n{}`), 100), { maxHeaderBytes: 64 });
-    assert.deepEqual(frames.map((frame) => frame.kind === "bad-header" && frame.problem), ["header-too-long"]);
+    const frames = await framesOf(
+      split(bytes(`X-Pad: ${"a".repeat(10_000)}\r\nContent-Length: 2\r\n\r\n{}`), 100),
+      { maxHeaderBytes: 64 },
+    );
+    assert.deepEqual(frames.map((frame) => frame.kind === "bad-header" && frame.problem), [
+      "header-too-long",
+    ]);
   });
 
   it("accepts a header block of exactly maxHeaderBytes", async () => {
     const header = "Content-Length: 2\r\n\r\n";
-    assert.deepEqual(readable(await framesOf([bytes(`${header}{}`)], { maxHeaderBytes: header.length })), [{ message: "{}" }]);
+    assert.deepEqual(readable(await framesOf([bytes(`${header}{}`)], { maxHeaderBytes: header.length })), [{
+      message: "{}",
+    }]);
   });
 });
 
 describe("ContentLengthFramer: limits and linear work", () => {
   it("skips an oversized body, keeps its first bytes as head, and frames the next message", async () => {
     const big = `{"id":7,"padding":"${"x".repeat(10_000)}"}`;
-    const stream = concat([bytes(`Content-Length: ${big.length}\r\n\r\n${big}`), bytes("Content-Length: 2\r\n\r\n{}")]);
+    const stream = concat([
+      bytes(`Content-Length: ${big.length}\r\n\r\n${big}`),
+      bytes("Content-Length: 2\r\n\r\n{}"),
+    ]);
     for (const size of [stream.length, 1000, 7]) {
       const frames = await framesOf(split(stream, size), { maxMessageBytes: 4096 });
       assert.equal(frames.length, 2, `chunks of ${size}`);
@@ -201,7 +227,10 @@ describe("ContentLengthFramer: limits and linear work", () => {
 
   it("skips an oversized body without copying it: only its head is kept", async () => {
     const size = 8 * 1024 * 1024;
-    const chunks = [bytes(`Content-Length: ${size}\r\n\r\n`), ...split(new Uint8Array(size).fill(0x20), 64 * 1024)];
+    const chunks = [
+      bytes(`Content-Length: ${size}\r\n\r\n`),
+      ...split(new Uint8Array(size).fill(0x20), 64 * 1024),
+    ];
     let frames: ContentLengthFrame[] = [];
     const touched = await countTouchedBytes(async () => {
       frames = await framesOf(chunks, { maxMessageBytes: 1024 * 1024 });
@@ -233,7 +262,11 @@ describe("encodeContentLength", () => {
 describe("peekTopLevelMembers", () => {
   it("reads top-level scalars before the cut, never nested ones", () => {
     const head = bytes('{"params":{"id":99,"s":"}\\"{"},"id":7,"method":"m\\u00e9","seq":3,"text":"aaaa');
-    assert.deepEqual(peekTopLevelMembers(head, ["id", "method", "seq", "text"]), { id: 7, method: "mé", seq: 3 });
+    assert.deepEqual(peekTopLevelMembers(head, ["id", "method", "seq", "text"]), {
+      id: 7,
+      method: "mé",
+      seq: 3,
+    });
   });
 
   it("does not take a number the cut may have shortened", () => {

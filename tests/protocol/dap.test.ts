@@ -5,12 +5,25 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { DapClient } from "../helpers/dap_client.ts";
-import { FramedPeer, frame, parseFrames } from "../helpers/framed.ts";
-import { finished, lastLine, type Loose, onlyEnvelope, programArgv, run, sendSignal, start } from "../helpers/run.ts";
+import { frame, FramedPeer, parseFrames } from "../helpers/framed.ts";
+import {
+  finished,
+  lastLine,
+  type Loose,
+  onlyEnvelope,
+  programArgv,
+  run,
+  sendSignal,
+  start,
+} from "../helpers/run.ts";
 
 const FIXTURE = programArgv("tests/fixtures/dap_fixture.ts");
 const ADAPTER = [...FIXTURE, "debug-adapter"];
-const INITIALIZE_ARGS: DebugProtocol.InitializeRequestArguments = { adapterID: "dapfix", clientID: "tests", linesStartAt1: true };
+const INITIALIZE_ARGS: DebugProtocol.InitializeRequestArguments = {
+  adapterID: "dapfix",
+  clientID: "tests",
+  linesStartAt1: true,
+};
 
 function protocolMessages(stdout: string): Loose[] {
   const { messages, rest } = parseFrames(Buffer.from(stdout, "utf8"));
@@ -48,7 +61,9 @@ describe("debug-adapter: a whole session", () => {
     assert.equal(stopped.body.reason, "entry");
     const threads = await client.request<DebugProtocol.ThreadsResponse>("threads");
     assert.deepEqual(threads.body.threads, [{ id: 1, name: "main" }]);
-    const evaluated = await client.request<DebugProtocol.EvaluateResponse>("evaluate", { expression: "hello" });
+    const evaluated = await client.request<DebugProtocol.EvaluateResponse>("evaluate", {
+      expression: "hello",
+    });
     assert.equal(evaluated.body.result, "HELLO");
     const failed = await client.request("evaluate", { expression: "fail" });
     assert.equal(failed.success, false);
@@ -74,7 +89,11 @@ describe("debug-adapter: a whole session", () => {
     assert.doesNotMatch(result.stderr, /"ok":/, "a clean end writes no envelope");
     assert.match(result.stderr, /launching the pretend program/, "console.log in a handler goes to stderr");
     const messages = protocolMessages(result.stdout);
-    assert.deepEqual(messages.map((message) => message.seq), messages.map((_, index) => index + 1), "the adapter numbers its messages 1, 2, …");
+    assert.deepEqual(
+      messages.map((message) => message.seq),
+      messages.map((_, index) => index + 1),
+      "the adapter numbers its messages 1, 2, …",
+    );
     assert.equal(messages.at(-1).event, "terminated");
   });
 });
@@ -107,7 +126,12 @@ describe("debug-adapter: malformed input", () => {
 
   it("an oversized request is skipped and answered by its seq; the next one is served", async () => {
     const { done, peer, client } = await startAdapter(["--max-message-bytes", "2048"]);
-    peer.send({ seq: 90, type: "request", command: "evaluate", arguments: { expression: "x".repeat(1_000_000) } });
+    peer.send({
+      seq: 90,
+      type: "request",
+      command: "evaluate",
+      arguments: { expression: "x".repeat(1_000_000) },
+    });
     const refused = await client.response(90);
     assert.equal(refused.success, false);
     assert.equal(refused.command, "evaluate");

@@ -4,11 +4,26 @@ import { Buffer } from "node:buffer";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
-import { FramedPeer, frame, parseFrames } from "../helpers/framed.ts";
-import { finished, lastLine, type Loose, NOTES, onlyEnvelope, run, sendSignal, start, tempDir } from "../helpers/run.ts";
+import { frame, FramedPeer, parseFrames } from "../helpers/framed.ts";
+import {
+  finished,
+  lastLine,
+  type Loose,
+  NOTES,
+  onlyEnvelope,
+  run,
+  sendSignal,
+  start,
+  tempDir,
+} from "../helpers/run.ts";
 
 const LSP = [...NOTES, "lsp"];
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: null, rootUri: null, capabilities: {} } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { processId: null, rootUri: null, capabilities: {} },
+};
 
 let home: { path: string; cleanup: () => void };
 let env: Record<string, string>;
@@ -47,11 +62,20 @@ describe("notes lsp: a whole session with vscode-jsonrpc", () => {
   it("initialize, didOpen, diagnostics, completion, hover, shutdown, exit → exit 0 and no envelope", async () => {
     const child = start(LSP, { env });
     const done = finished(child);
-    const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-    const diagnostics = new Promise<Loose>((resolve) => connection.onNotification("textDocument/publishDiagnostics", resolve));
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
+    const diagnostics = new Promise<Loose>((resolve) =>
+      connection.onNotification("textDocument/publishDiagnostics", resolve)
+    );
     connection.listen();
     try {
-      const initialized: Loose = await connection.sendRequest("initialize", { processId: null, rootUri: null, capabilities: {} });
+      const initialized: Loose = await connection.sendRequest("initialize", {
+        processId: null,
+        rootUri: null,
+        capabilities: {},
+      });
       assert.equal(initialized.capabilities.hoverProvider, true);
       assert.deepEqual(initialized.capabilities.completionProvider.triggerCharacters, [":"]);
       assert.deepEqual(initialized.capabilities.textDocumentSync, { openClose: true, change: 1 });
@@ -59,21 +83,38 @@ describe("notes lsp: a whole session with vscode-jsonrpc", () => {
 
       const uri = "file:///tmp/plan.md";
       const text = "# Plan\nSee note:1 and note:42.\nAlso note:";
-      await connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "markdown", version: 1, text } });
+      await connection.sendNotification("textDocument/didOpen", {
+        textDocument: { uri, languageId: "markdown", version: 1, text },
+      });
 
       const published = await diagnostics;
       assert.equal(published.uri, uri);
       assert.equal(published.version, 1);
       assert.equal(published.diagnostics.length, 1, "note:1 exists; only note:42 is missing");
       assert.equal(published.diagnostics[0].message, "note 42 does not exist");
-      assert.deepEqual(published.diagnostics[0].range, { start: { line: 1, character: 15 }, end: { line: 1, character: 22 } });
+      assert.deepEqual(published.diagnostics[0].range, {
+        start: { line: 1, character: 15 },
+        end: { line: 1, character: 22 },
+      });
 
-      const completion: Loose = await connection.sendRequest("textDocument/completion", { textDocument: { uri }, position: { line: 2, character: 10 } });
-      assert.deepEqual(completion.map((item: Loose) => [item.label, item.detail]), [["1", "Buy milk"], ["2", "Call Ana"]]);
-      const elsewhere: Loose = await connection.sendRequest("textDocument/completion", { textDocument: { uri }, position: { line: 0, character: 3 } });
+      const completion: Loose = await connection.sendRequest("textDocument/completion", {
+        textDocument: { uri },
+        position: { line: 2, character: 10 },
+      });
+      assert.deepEqual(completion.map((item: Loose) => [item.label, item.detail]), [["1", "Buy milk"], [
+        "2",
+        "Call Ana",
+      ]]);
+      const elsewhere: Loose = await connection.sendRequest("textDocument/completion", {
+        textDocument: { uri },
+        position: { line: 0, character: 3 },
+      });
       assert.deepEqual(elsewhere, []);
 
-      const hover: Loose = await connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: { line: 1, character: 8 } });
+      const hover: Loose = await connection.sendRequest("textDocument/hover", {
+        textDocument: { uri },
+        position: { line: 1, character: 8 },
+      });
       assert.equal(hover.contents.kind, "markdown");
       assert.match(hover.contents.value, /Buy milk/);
       assert.match(hover.contents.value, /Two litres, organic/);
@@ -147,7 +188,9 @@ describe("notes lsp: lifecycle and bad input on raw bytes", () => {
 
   it("a header without Content-Length ends the session with exit 1 and the envelope last on stderr", async () => {
     const { done, peer } = await startLsp(["--format", "json"]);
-    peer.sendRaw('Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{"jsonrpc":"2.0","id":2,"method":"shutdown"}');
+    peer.sendRaw(
+      'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{"jsonrpc":"2.0","id":2,"method":"shutdown"}',
+    );
     const parseError = await peer.next();
     assert.equal(parseError.id, null);
     assert.equal(parseError.error.code, -32700);
@@ -159,7 +202,12 @@ describe("notes lsp: lifecycle and bad input on raw bytes", () => {
 
   it("an oversized message is skipped without being read and answered with its id; the next one is served", async () => {
     const { done, peer } = await startLsp(["--max-message-bytes", "1024"]);
-    const huge = { jsonrpc: "2.0", id: 2, method: "textDocument/hover", params: { padding: "x".repeat(4 * 1024 * 1024) } };
+    const huge = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "textDocument/hover",
+      params: { padding: "x".repeat(4 * 1024 * 1024) },
+    };
     peer.send(huge);
     peer.send({ jsonrpc: "2.0", id: 3, method: "shutdown" });
     const refused = await peer.next();
@@ -200,7 +248,9 @@ describe("notes lsp: REQ-C-032 acceptance criteria", () => {
   it("every byte on stdout is a framed message, the first response read without skipping anything", async () => {
     const child = start(LSP, { env });
     const done = finished(child);
-    child.stdin!.end(Buffer.concat([frame(INITIALIZE), frame({ jsonrpc: "2.0", id: 2, method: "shutdown" })]));
+    child.stdin!.end(
+      Buffer.concat([frame(INITIALIZE), frame({ jsonrpc: "2.0", id: 2, method: "shutdown" })]),
+    );
     const result = await done;
     assert.equal(result.code, 0);
     const messages = protocolMessages(result.stdout);
@@ -242,12 +292,21 @@ describe("notes manifest: protocol fields", () => {
     const result = await run([...NOTES, "--format", "json", "manifest"], { env });
     assert.equal(result.code, 0);
     const commands: Record<string, Loose> = onlyEnvelope(result.stdout).data.commands;
-    const lsp = Object.entries(commands).filter(([, entry]) => entry.protocol === "lsp").map(([path]) => path);
+    const lsp = Object.entries(commands).filter(([, entry]) => entry.protocol === "lsp").map(([path]) =>
+      path
+    );
     assert.deepEqual(lsp, ["lsp"]);
     assert.equal(commands.lsp.stdout, "protocol");
-    assert.deepEqual(Object.keys(commands.lsp.exit_codes).filter((code) => ["0", "1"].includes(code)), ["0", "1"]);
+    assert.deepEqual(Object.keys(commands.lsp.exit_codes).filter((code) => ["0", "1"].includes(code)), [
+      "0",
+      "1",
+    ]);
     for (const [path, entry] of Object.entries(commands)) {
-      assert.equal(entry.stdout === "protocol", entry.protocol !== undefined, `${path}: stdout and protocol come together`);
+      assert.equal(
+        entry.stdout === "protocol",
+        entry.protocol !== undefined,
+        `${path}: stdout and protocol come together`,
+      );
     }
     assert.equal(commands.add.stdout, undefined);
     assert.equal(commands.add.protocol, undefined);

@@ -9,9 +9,15 @@ import { delay, InMemoryPeer } from "../helpers/protocol_io.ts";
 /** Starts serveDap and completes initialize. */
 async function serving(handlers: Partial<DapHandlers> = {}, options = {}) {
   const peer = new InMemoryPeer();
-  const ended = serveDap(peer.io, { initialize: () => ({ supportsCancelRequest: true }), ...handlers }, options);
+  const ended = serveDap(
+    peer.io,
+    { initialize: () => ({ supportsCancelRequest: true }), ...handlers },
+    options,
+  );
   const client = new DapClient(peer);
-  const response = await client.request<DebugProtocol.InitializeResponse>("initialize", { adapterID: "test" });
+  const response = await client.request<DebugProtocol.InitializeResponse>("initialize", {
+    adapterID: "test",
+  });
   assert.deepEqual(response.body, { supportsCancelRequest: true });
   await client.event("initialized");
   return { peer, client, ended };
@@ -21,7 +27,14 @@ describe("serveDap: the session", () => {
   it("numbers its messages 1, 2, … and answers with request_seq and command", async () => {
     const { peer, client, ended } = await serving({ requests: { threads: () => ({ threads: [] }) } });
     const seq = client.send("threads");
-    assert.deepEqual(await client.next(), { seq: 3, type: "response", request_seq: seq, command: "threads", success: true, body: { threads: [] } });
+    assert.deepEqual(await client.next(), {
+      seq: 3,
+      type: "response",
+      request_seq: seq,
+      command: "threads",
+      success: true,
+      body: { threads: [] },
+    });
     peer.end();
     assert.equal(await ended, undefined);
     assert.deepEqual(client.seen.map((message) => message.seq), [1, 2, 3]);
@@ -47,7 +60,10 @@ describe("serveDap: the session", () => {
     let aborted = false;
     let hookRan = false;
     const { client, ended } = await serving({
-      requests: { hang: (_args, context) => new Promise(() => context.signal.addEventListener("abort", () => (aborted = true))) },
+      requests: {
+        hang: (_args, context) =>
+          new Promise(() => context.signal.addEventListener("abort", () => (aborted = true))),
+      },
       disconnect: () => void (hookRan = true),
     });
     client.send("hang");
@@ -71,7 +87,9 @@ describe("serveDap: the session", () => {
   });
 
   it("stdin EOF waits for requests in progress, then resolves undefined", async () => {
-    const { peer, client, ended } = await serving({ requests: { slow: async () => (await delay(100), { done: true }) } });
+    const { peer, client, ended } = await serving({
+      requests: { slow: async () => (await delay(100), { done: true }) },
+    });
     const seq = client.send("slow");
     peer.end();
     assert.equal(await ended, undefined);
@@ -81,7 +99,8 @@ describe("serveDap: the session", () => {
   it("requests run concurrently; cancel answers the cancelled one first, then itself", async () => {
     const { peer, client, ended } = await serving({
       requests: {
-        wait: (_args, context) => new Promise((resolve) => context.signal.addEventListener("abort", () => resolve({ late: true }))),
+        wait: (_args, context) =>
+          new Promise((resolve) => context.signal.addEventListener("abort", () => resolve({ late: true }))),
         quick: () => ({ quick: true }),
       },
     });
@@ -103,7 +122,12 @@ describe("serveDap: the session", () => {
       requests: { continue: (_args, context) => context.sendEvent("continued", { threadId: 1 }) },
     });
     client.send("continue", { threadId: 1 });
-    assert.deepEqual(await client.next(), { seq: 3, type: "event", event: "continued", body: { threadId: 1 } });
+    assert.deepEqual(await client.next(), {
+      seq: 3,
+      type: "event",
+      event: "continued",
+      body: { threadId: 1 },
+    });
     peer.end();
     assert.equal(await ended, undefined);
   });
@@ -116,14 +140,20 @@ describe("serveDap: messages that are not readable requests", () => {
       [[1, 2], /a DAP message is a JSON object/, "event"],
       [{ type: "request", command: "threads" }, /needs seq/, "event"],
       [{ seq: 7, type: "event", event: "x" }, /sends requests only/, "response"],
-      [{ seq: 8, type: "request", command: "threads", arguments: [1] }, /arguments must be an object/, "response"],
+      [
+        { seq: 8, type: "request", command: "threads", arguments: [1] },
+        /arguments must be an object/,
+        "response",
+      ],
       ["\u00ff", /Parse error/, "event"],
     ];
     for (const [message, problem, kind] of cases) {
       peer.send(message);
       const answer = await client.next();
       assert.equal(answer.type, kind, JSON.stringify(message));
-      const text = kind === "event" ? (answer as DebugProtocol.OutputEvent).body.output : (answer as DebugProtocol.Response).message;
+      const text = kind === "event"
+        ? (answer as DebugProtocol.OutputEvent).body.output
+        : (answer as DebugProtocol.Response).message;
       assert.match(text ?? "", problem);
     }
     peer.send({ seq: 9, type: "response", request_seq: 1, command: "runInTerminal", success: true });

@@ -1,17 +1,29 @@
 // serveLsp in process, with handlers written for each rule: cancellation, concurrency, ordering, errors.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LspResponseError, type LspHandlers, serveLsp } from "../../lib/protocol/lsp/mod.ts";
+import { type LspHandlers, LspResponseError, serveLsp } from "../../lib/protocol/lsp/mod.ts";
 import { delay, InMemoryPeer } from "../helpers/protocol_io.ts";
 
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: {} } };
-const request = (id: number | string, method: string, params?: object) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
-const notification = (method: string, params?: object) => ({ jsonrpc: "2.0", method, ...(params ? { params } : {}) });
+const request = (id: number | string, method: string, params?: object) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
+const notification = (method: string, params?: object) => ({
+  jsonrpc: "2.0",
+  method,
+  ...(params ? { params } : {}),
+});
 
 /** Starts serveLsp and answers initialize. */
 async function serving(handlers: Partial<LspHandlers> = {}, options = {}) {
   const peer = new InMemoryPeer();
-  const ended = serveLsp(peer.io, { initialize: () => ({ capabilities: { hoverProvider: true } }), ...handlers }, options);
+  const ended = serveLsp(peer.io, {
+    initialize: () => ({ capabilities: { hoverProvider: true } }),
+    ...handlers,
+  }, options);
   peer.send(INITIALIZE);
   assert.deepEqual((await peer.next()).result, { capabilities: { hoverProvider: true } });
   return { peer, ended };
@@ -43,7 +55,8 @@ describe("serveLsp: lifecycle", () => {
     assert.deepEqual(await ended, {
       exitCode: 1,
       code: "PROTOCOL_EXIT_WITHOUT_SHUTDOWN",
-      message: "the client sent exit without a shutdown request first, so the server exits with 1 as LSP specifies",
+      message:
+        "the client sent exit without a shutdown request first, so the server exits with 1 as LSP specifies",
     });
   });
 
@@ -74,11 +87,21 @@ describe("serveLsp: lifecycle", () => {
     assert.equal((await peer.next()).result, "done");
   });
 
+  it("stdin EOF does not wait for a cancelled handler that ignores its signal", async () => {
+    const { peer, ended } = await serving({ requests: { stubborn: () => new Promise(() => {}) } });
+    peer.send(request(1, "stubborn"));
+    peer.send(notification("$/cancelRequest", { id: 1 }));
+    assert.equal((await peer.next()).error.code, -32800);
+    peer.end();
+    assert.equal(await ended, undefined);
+  });
+
   it("the loop's signal ends the session at once and aborts every handler", async () => {
     let aborted = false;
     const { peer, ended } = await serving({
       requests: {
-        hang: (_params, context) => new Promise(() => context.signal.addEventListener("abort", () => (aborted = true))),
+        hang: (_params, context) =>
+          new Promise(() => context.signal.addEventListener("abort", () => (aborted = true))),
       },
     });
     peer.send(request(1, "hang"));
@@ -103,7 +126,11 @@ describe("serveLsp: requests", () => {
     });
     peer.send(request("a", "slow"));
     peer.send(notification("$/cancelRequest", { id: "a" }));
-    assert.deepEqual(await peer.next(), { jsonrpc: "2.0", id: "a", error: { code: -32800, message: "Request cancelled" } });
+    assert.deepEqual(await peer.next(), {
+      jsonrpc: "2.0",
+      id: "a",
+      error: { code: -32800, message: "Request cancelled" },
+    });
     peer.send(request(2, "shutdown"));
     assert.equal((await peer.next()).id, 2, "no second answer for the cancelled request");
     assert.equal(sawAbort, true);
@@ -165,7 +192,8 @@ describe("serveLsp: requests", () => {
   it("handlers send notifications with notify", async () => {
     const { peer, ended } = await serving({
       notifications: {
-        "textDocument/didOpen": (_params, context) => context.notify("textDocument/publishDiagnostics", { uri: "u", diagnostics: [] }),
+        "textDocument/didOpen": (_params, context) =>
+          context.notify("textDocument/publishDiagnostics", { uri: "u", diagnostics: [] }),
       },
     });
     peer.send(notification("textDocument/didOpen", { textDocument: {} }));

@@ -19,7 +19,11 @@
  *   from the client (to reverse requests) match nothing the adapter sent and are ignored.
  */
 import type { ProtocolFailure, ProtocolIO } from "../../command/contract.ts";
-import { type ContentLengthFrame, type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
+import {
+  type ContentLengthFrame,
+  type ContentLengthFramerOptions,
+  encodeContentLength,
+} from "../../framing/content_length_framer.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { ContentLengthSession } from "../content_length_session.ts";
 import { InFlight } from "../in_flight.ts";
@@ -27,7 +31,16 @@ import { peekTopLevelMembers } from "../json_head.ts";
 import { decodeJson } from "../json_rpc.ts";
 import { framingFailure } from "../session_end.ts";
 
-/** What a DAP handler receives besides the arguments. */
+/**
+ * What a DAP handler receives besides the arguments.
+ *
+ * @example
+ * ```ts
+ * const next: DapRequestHandler = async (_args, { sendEvent }) => {
+ *   await sendEvent("stopped", { reason: "step", threadId: 1 });
+ * };
+ * ```
+ */
 export interface DapContext {
   /** Fires when the client cancels this request (`cancel`), disconnects, or the session ends. */
   signal: AbortSignal;
@@ -40,6 +53,15 @@ export interface DapContext {
 /**
  * Answers one request with its response `body` (`undefined` for none); throw to fail it — the error's message
  * becomes the response's `message`. `args` is the request's `arguments` as sent: an object, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const evaluate: DapRequestHandler = (args) => {
+ *   const { expression } = args as { expression: string };
+ *   if (expression === "") throw new Error("nothing to evaluate");
+ *   return { result: expression, variablesReference: 0 };
+ * };
+ * ```
  */
 export type DapRequestHandler = (args: unknown, context: DapContext) => unknown;
 
@@ -64,7 +86,14 @@ export interface DapHandlers {
   disconnect?(args: unknown, context: DapContext): void | Promise<void>;
 }
 
-/** Options for {@linkcode serveDap}. */
+/**
+ * Options for {@linkcode serveDap}: the framer's limits, and how many requests run at once.
+ *
+ * @example
+ * ```ts
+ * serveDap(io, handlers, { maxMessageBytes: 8 << 20, maxConcurrentRequests: 16 });
+ * ```
+ */
 export interface DapOptions extends ContentLengthFramerOptions {
   /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
   maxConcurrentRequests?: number;
@@ -86,7 +115,11 @@ export interface DapOptions extends ContentLengthFramerOptions {
  * });
  * ```
  */
-export function serveDap(io: ProtocolIO, handlers: DapHandlers, options: DapOptions = {}): Promise<void | ProtocolFailure> {
+export function serveDap(
+  io: ProtocolIO,
+  handlers: DapHandlers,
+  options: DapOptions = {},
+): Promise<void | ProtocolFailure> {
   return new DapServer(io, handlers, options).run();
 }
 
@@ -132,7 +165,7 @@ class DapServer {
         const stop = await this.#onFrame(frame);
         if (stop !== undefined) return stop.end;
       }
-      if (!this.#io.signal.aborted) await this.#requests.settled();
+      if (!this.#io.signal.aborted) await this.#requests.answered();
       return undefined;
     } finally {
       this.#requests.abortAll();
@@ -146,10 +179,15 @@ class DapServer {
       case "message":
         return await this.#onMessage(frame.bytes);
       case "oversized": {
-        const problem = `the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`;
+        const problem =
+          `the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`;
         const { seq, type, command } = peekTopLevelMembers(frame.head, ["seq", "type", "command"]);
-        if (type === "request" && isSeq(seq)) await this.#respond(seq, typeof command === "string" ? command : "", { success: false, message: problem });
-        else await this.#output(problem);
+        if (type === "request" && isSeq(seq)) {
+          await this.#respond(seq, typeof command === "string" ? command : "", {
+            success: false,
+            message: problem,
+          });
+        } else await this.#output(problem);
         return undefined;
       }
       case "truncated":
@@ -184,13 +222,18 @@ class DapServer {
     if (message.type === "response") return undefined;
     const command = typeof message.command === "string" ? message.command : "";
     if (!isSeq(message.seq)) {
-      await this.#output(`a DAP message needs seq, a non-negative integer; got ${JSON.stringify(message.seq) ?? "none"}`);
+      await this.#output(
+        `a DAP message needs seq, a non-negative integer; got ${JSON.stringify(message.seq) ?? "none"}`,
+      );
       return undefined;
     }
     let problem: string | undefined;
-    if (message.type !== "request") problem = `a client sends requests only; got type ${JSON.stringify(message.type) ?? "none"}`;
-    else if (typeof message.command !== "string") problem = "a request needs a command string";
-    else if (message.arguments !== undefined && !isObject(message.arguments)) problem = "arguments must be an object";
+    if (message.type !== "request") {
+      problem = `a client sends requests only; got type ${JSON.stringify(message.type) ?? "none"}`;
+    } else if (typeof message.command !== "string") problem = "a request needs a command string";
+    else if (message.arguments !== undefined && !isObject(message.arguments)) {
+      problem = "arguments must be an object";
+    }
     if (problem === undefined) return { seq: message.seq, command, args: message.arguments };
     await this.#respond(message.seq, command, { success: false, message: problem });
     return undefined;
@@ -219,7 +262,10 @@ class DapServer {
       return undefined;
     }
     if (this.#requests.has(seq)) {
-      await this.#respond(seq, command, { success: false, message: `seq ${seq} belongs to a request still in progress` });
+      await this.#respond(seq, command, {
+        success: false,
+        message: `seq ${seq} belongs to a request still in progress`,
+      });
       return undefined;
     }
     this.#requests.start(seq, command, async (signal) => {
@@ -231,7 +277,10 @@ class DapServer {
 
   async #initialize({ seq, args }: DapRequest): Promise<void> {
     if (this.#initialized) {
-      return await this.#respond(seq, "initialize", { success: false, message: "initialize may be sent only once" });
+      return await this.#respond(seq, "initialize", {
+        success: false,
+        message: "initialize may be sent only once",
+      });
     }
     const response = await settle(() => this.#handlers.initialize(args, this.#context(this.#ended.signal)));
     await this.#respond(seq, "initialize", response);
@@ -253,7 +302,9 @@ class DapServer {
     const target = (args as { requestId?: unknown } | undefined)?.requestId;
     const command = isSeq(target) ? this.#requests.cancel(target) : undefined;
     // DAP: the cancelled request is answered first, with the predefined message "cancelled".
-    if (isSeq(target) && command !== undefined) await this.#respond(target, command, { success: false, message: "cancelled" });
+    if (isSeq(target) && command !== undefined) {
+      await this.#respond(target, command, { success: false, message: "cancelled" });
+    }
     await this.#respond(seq, "cancel", { success: true, body: undefined });
   }
 
@@ -267,7 +318,11 @@ class DapServer {
       bytes = this.#frame(message);
     } catch (error) {
       // A body JSON cannot hold (a cycle, a BigInt) fails the request, never tears the stream.
-      bytes = this.#frame({ ...head, success: false, message: `the response body cannot be serialised as JSON: ${errorText(error)}` });
+      bytes = this.#frame({
+        ...head,
+        success: false,
+        message: `the response body cannot be serialised as JSON: ${errorText(error)}`,
+      });
     }
     return this.#session.send(bytes);
   }
@@ -288,7 +343,11 @@ class DapServer {
   }
 
   #context(signal: AbortSignal): DapContext {
-    return { signal, sendEvent: (event, body) => this.#event(event, body), log: (message) => this.#io.log(message) };
+    return {
+      signal,
+      sendEvent: (event, body) => this.#event(event, body),
+      log: (message) => this.#io.log(message),
+    };
   }
 }
 

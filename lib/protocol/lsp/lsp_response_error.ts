@@ -14,6 +14,7 @@ export class LspResponseError extends Error {
   /** Extra detail for the client, sent as the error's `data`. */
   readonly data: unknown;
 
+  /** A failure with a JSON-RPC error code, a message for the client, and optional `data`. */
   constructor(code: number, message: string, data?: unknown) {
     super(message);
     this.name = "LspResponseError";

@@ -20,16 +20,38 @@
  */
 import type { ProtocolFailure, ProtocolIO } from "../../command/contract.ts";
 import { ExitCode } from "../../command/exit_code.ts";
-import { type ContentLengthFrame, type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
+import {
+  type ContentLengthFrame,
+  type ContentLengthFramerOptions,
+  encodeContentLength,
+} from "../../framing/content_length_framer.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { ContentLengthSession } from "../content_length_session.ts";
 import { InFlight } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
-import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, resultResponse, type RpcError, RpcErrorCode } from "../json_rpc.ts";
+import {
+  classifyMessage,
+  decodeJson,
+  errorResponse,
+  type JsonRpcId,
+  resultResponse,
+  type RpcError,
+  RpcErrorCode,
+} from "../json_rpc.ts";
 import { framingFailure, ProtocolEndCode } from "../session_end.ts";
 import { LspResponseError } from "./lsp_response_error.ts";
 
-/** What a handler receives besides the params. */
+/**
+ * What a handler receives besides the params.
+ *
+ * @example
+ * ```ts
+ * const hover: LspRequestHandler = async (params, { signal, log }) => {
+ *   log("hover requested");
+ *   return await lookUp(params, signal);
+ * };
+ * ```
+ */
 export interface LspContext {
   /** Fires when the client cancels this request (`$/cancelRequest`) or the session ends. */
   signal: AbortSignal;
@@ -45,13 +67,38 @@ export interface LspContext {
 /**
  * Answers one request: the result (`undefined` is sent as `null`), or throw {@linkcode LspResponseError}.
  * `params` is what the client sent, unchecked: an object, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const completion: LspRequestHandler = (params) => {
+ *   const { position } = params as { position: { line: number; character: number } };
+ *   return position.line === 0 ? [{ label: "title" }] : [];
+ * };
+ * ```
  */
 export type LspRequestHandler = (params: unknown, context: LspContext) => unknown;
 
-/** Handles one notification; a throw is logged on stderr, never answered. */
+/**
+ * Handles one notification; a throw is logged on stderr, never answered.
+ *
+ * @example
+ * ```ts
+ * const didOpen: LspNotificationHandler = async (params, { notify }) => {
+ *   const { textDocument } = params as { textDocument: { uri: string } };
+ *   await notify("textDocument/publishDiagnostics", { uri: textDocument.uri, diagnostics: [] });
+ * };
+ * ```
+ */
 export type LspNotificationHandler = (params: unknown, context: LspContext) => void | Promise<void>;
 
-/** The answer to `initialize`. */
+/**
+ * The answer to `initialize`.
+ *
+ * @example
+ * ```ts
+ * const result: LspInitializeResult = { capabilities: { hoverProvider: true }, serverInfo: { name: "notes" } };
+ * ```
+ */
 export interface LspInitializeResult {
   /** The server's capabilities (LSP `ServerCapabilities`). */
   capabilities: Record<string, unknown>;
@@ -83,7 +130,14 @@ export interface LspHandlers {
   shutdown?(context: LspContext): void | Promise<void>;
 }
 
-/** Options for {@linkcode serveLsp}. */
+/**
+ * Options for {@linkcode serveLsp}: the framer's limits, and how many requests run at once.
+ *
+ * @example
+ * ```ts
+ * serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxConcurrentRequests: 16 });
+ * ```
+ */
 export interface LspOptions extends ContentLengthFramerOptions {
   /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
   maxConcurrentRequests?: number;
@@ -108,7 +162,11 @@ export interface LspOptions extends ContentLengthFramerOptions {
  * });
  * ```
  */
-export function serveLsp(io: ProtocolIO, handlers: LspHandlers, options: LspOptions = {}): Promise<void | ProtocolFailure> {
+export function serveLsp(
+  io: ProtocolIO,
+  handlers: LspHandlers,
+  options: LspOptions = {},
+): Promise<void | ProtocolFailure> {
   return new LspServer(io, handlers, options).run();
 }
 
@@ -120,7 +178,8 @@ type Stop = { end: ProtocolFailure | undefined } | undefined;
 const EXIT_WITHOUT_SHUTDOWN: ProtocolFailure = {
   exitCode: ExitCode.GENERAL_ERROR,
   code: ProtocolEndCode.EXIT_WITHOUT_SHUTDOWN,
-  message: "the client sent exit without a shutdown request first, so the server exits with 1 as LSP specifies",
+  message:
+    "the client sent exit without a shutdown request first, so the server exits with 1 as LSP specifies",
 };
 
 class LspServer {
@@ -152,7 +211,7 @@ class LspServer {
         const stop = await this.#onFrame(frame);
         if (stop !== undefined) return stop.end;
       }
-      if (!this.#io.signal.aborted) await this.#requests.settled();
+      if (!this.#io.signal.aborted) await this.#requests.answered();
       return undefined;
     } finally {
       this.#requests.abortAll();
@@ -169,7 +228,8 @@ class LspServer {
         const { id } = peekTopLevelMembers(frame.head, ["id"]);
         await this.#reply(isId(id) ? id : null, {
           code: RpcErrorCode.INVALID_REQUEST,
-          message: `Invalid request: the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`,
+          message:
+            `Invalid request: the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`,
         });
         return undefined;
       }
@@ -177,7 +237,10 @@ class LspServer {
         this.#io.log(`lsp: the input ended inside a message; its ${frame.bytes} bytes were dropped`);
         return undefined;
       case "bad-header":
-        await this.#reply(null, { code: RpcErrorCode.PARSE_ERROR, message: `Parse error: ${frame.detail}; no later message can be framed` });
+        await this.#reply(null, {
+          code: RpcErrorCode.PARSE_ERROR,
+          message: `Parse error: ${frame.detail}; no later message can be framed`,
+        });
         this.#io.log(`lsp: ${frame.detail}; the session ends`);
         return { end: framingFailure(frame.detail) };
     }
@@ -192,10 +255,16 @@ class LspServer {
     const message = classifyMessage(decoded.value);
     switch (message.kind) {
       case "batch":
-        await this.#reply(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request: LSP does not use JSON-RPC batches" });
+        await this.#reply(null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: "Invalid request: LSP does not use JSON-RPC batches",
+        });
         return undefined;
       case "invalid":
-        await this.#reply(message.id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: ${message.reason}` });
+        await this.#reply(message.id, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${message.reason}`,
+        });
         return undefined;
       case "response":
         return undefined;
@@ -241,7 +310,10 @@ class LspServer {
     if (method === "shutdown") return await this.#shutdown(id);
     const handler = ownHandler(this.#handlers.requests, method);
     if (handler === undefined) {
-      return await this.#reply(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+      return await this.#reply(id, {
+        code: RpcErrorCode.METHOD_NOT_FOUND,
+        message: `Method not found: ${method}`,
+      });
     }
     const key = requestKey(id);
     if (this.#requests.has(key)) {
@@ -258,9 +330,16 @@ class LspServer {
 
   async #initialize(id: JsonRpcId, params: unknown): Promise<void> {
     if (this.#state !== "uninitialized") {
-      return await this.#reply(id, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request: initialize may be sent only once" });
+      return await this.#reply(id, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: "Invalid request: initialize may be sent only once",
+      });
     }
-    const response = await this.#settle(id, "initialize", () => this.#handlers.initialize(params, this.#context(this.#ended.signal)));
+    const response = await this.#settle(
+      id,
+      "initialize",
+      () => this.#handlers.initialize(params, this.#context(this.#ended.signal)),
+    );
     if ("result" in response) this.#state = "running";
     await this.#respond(id, response);
   }
@@ -268,7 +347,11 @@ class LspServer {
   async #shutdown(id: JsonRpcId): Promise<void> {
     // Refuse requests from here on, also those arriving while the hook runs.
     this.#state = "shut-down";
-    const response = await this.#settle(id, "shutdown", () => this.#handlers.shutdown?.(this.#context(this.#ended.signal)));
+    const response = await this.#settle(
+      id,
+      "shutdown",
+      () => this.#handlers.shutdown?.(this.#context(this.#ended.signal)),
+    );
     await this.#respond(id, response);
   }
 
@@ -284,10 +367,17 @@ class LspServer {
       return resultResponse(id, (await call()) ?? null);
     } catch (error) {
       if (error instanceof LspResponseError) {
-        return errorResponse(id, { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) });
+        return errorResponse(id, {
+          code: error.code,
+          message: error.message,
+          ...(error.data === undefined ? {} : { data: error.data }),
+        });
       }
       this.#logFailure(`request ${method}`, error);
-      return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: `Internal error: ${errorText(error)}` });
+      return errorResponse(id, {
+        code: RpcErrorCode.INTERNAL_ERROR,
+        message: `Internal error: ${errorText(error)}`,
+      });
     }
   }
 
@@ -312,13 +402,18 @@ class LspServer {
   #context(signal: AbortSignal): LspContext {
     return {
       signal,
-      notify: (method, params) => this.#session.send(encodeContentLength({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) })),
+      notify: (method, params) =>
+        this.#session.send(
+          encodeContentLength({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
+        ),
       log: (message) => this.#io.log(message),
     };
   }
 
   #logFailure(what: string, error: unknown): void {
-    this.#io.log(`lsp: ${what} failed: ${error instanceof Error && error.stack ? error.stack : errorText(error)}`);
+    this.#io.log(
+      `lsp: ${what} failed: ${error instanceof Error && error.stack ? error.stack : errorText(error)}`,
+    );
   }
 }
 
