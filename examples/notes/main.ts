@@ -6,8 +6,10 @@
  *   notes add --title "Buy milk" --tag home
  *   notes list --tag home
  *   notes mcp serve            # the same commands as MCP tools
+ *   notes lsp                  # a language server for note:<id> references in markdown
  */
 import { CommandError, createTool, ExitCode } from "../../mod.ts";
+import { notesLanguageServer } from "./lsp.ts";
 import { type Note, NoteStore, notesHome } from "./store.ts";
 
 const tool = createTool({
@@ -131,6 +133,34 @@ tool.command("init", {
     if (await store.exists()) return { effect: "noop", home: store.home };
     await store.update((file) => ({ file, result: undefined }), ctx.signal);
     return { effect: "created", home: store.home };
+  },
+});
+
+tool.command("lsp", {
+  description: "Serve a language server for markdown: complete, hover and check note:<id> references",
+  danger_level: "safe",
+  required_scopes: [],
+  stdout: "protocol",
+  protocol: "lsp",
+  flags: {
+    "max-message-bytes": { type: "integer", description: "Largest message accepted; larger ones are skipped", default: 64 * 1024 * 1024 },
+  },
+  exit_codes: {
+    "0": { name: "SUCCESS", description: "The client sent shutdown then exit, or closed stdin", retryable: false, side_effects: "none" },
+    "1": {
+      name: "GENERAL_ERROR",
+      description: "The client sent exit without shutdown, or input without a usable Content-Length; or the notes file cannot be read",
+      retryable: false,
+      side_effects: "none",
+    },
+  },
+  serve: async (ctx) => {
+    const maxMessageBytes = ctx.flags["max-message-bytes"];
+    if (maxMessageBytes < 1) throw new CommandError(ExitCode.ARG_ERROR, `--max-message-bytes expects a size >= 1, got ${maxMessageBytes}`);
+    const store = storeFor(ctx.env);
+    // Read once before serving: a corrupt notes file fails here, before the client sees a server.
+    await store.read();
+    return notesLanguageServer(store, { maxMessageBytes });
   },
 });
 

@@ -21,6 +21,8 @@ export class SerialWriter {
   readonly #maxBatch: number;
   #queue: Uint8Array[] = [];
   #queueDone: Deferred = deferred();
+  /** Settles when the batch being written now is written; `undefined` when nothing is being written. */
+  #inFlight: Deferred | undefined;
   #pumping = false;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
@@ -41,7 +43,10 @@ export class SerialWriter {
 
   /** Resolves once everything queued so far is written. */
   flush(): Promise<void> {
-    return this.#pumping ? this.#queueDone.promise : Promise.resolve();
+    // The queue is written after the batch in flight, so its promise covers both. With the queue empty,
+    // `#queueDone` belongs to a batch that may never come: wait for the one in flight instead.
+    if (this.#queue.length > 0) return this.#queueDone.promise;
+    return this.#inFlight?.promise ?? Promise.resolve();
   }
 
   /** Settles with the sink's error the first time a write fails. */
@@ -66,6 +71,7 @@ export class SerialWriter {
       const done = this.#queueDone;
       this.#queue = [];
       this.#queueDone = deferred();
+      this.#inFlight = done;
       try {
         for (const batch of batches(messages, this.#maxBatch)) {
           await this.#writer.ready;
@@ -79,6 +85,7 @@ export class SerialWriter {
       }
       done.resolve();
     }
+    this.#inFlight = undefined;
     this.#pumping = false;
   }
 }

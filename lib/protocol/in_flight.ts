@@ -1,0 +1,87 @@
+/**
+ * The requests a protocol server is answering at once. Each gets an AbortController, so a cancellation or the
+ * end of the session reaches its handler, and each is answered exactly once: the handler's result and a
+ * cancellation race to {@linkcode InFlight.claim} the request, and only the winner writes a response. The
+ * number running is bounded, so a flood of requests makes the server stop reading instead of growing without
+ * limit.
+ *
+ * @example
+ * ```ts
+ * const inFlight = new InFlight<number, string>(64);
+ * await inFlight.room();
+ * inFlight.start(7, "threads", async (signal) => {
+ *   const body = await threads(signal);
+ *   if (inFlight.claim(7)) await respond(7, body);
+ * });
+ * ```
+ */
+export class InFlight<K, T> {
+  readonly #limit: number;
+  readonly #unanswered = new Map<K, Entry<T>>();
+  readonly #running = new Map<Promise<void>, AbortController>();
+
+  /** `limit`: how many may run at once. */
+  constructor(limit: number) {
+    this.#limit = Math.max(1, limit);
+  }
+
+  /** Whether a request with this key is running and not yet answered. */
+  has(key: K): boolean {
+    return this.#unanswered.has(key);
+  }
+
+  /** Starts `work` for a request; `value` is handed back by {@linkcode InFlight.cancel}. `work` must not throw. */
+  start(key: K, value: T, work: (signal: AbortSignal) => Promise<void>): void {
+    const entry: Entry<T> = { value, controller: new AbortController(), done: Promise.resolve() };
+    this.#unanswered.set(key, entry);
+    entry.done = work(entry.controller.signal).catch(() => {}).finally(() => {
+      this.#running.delete(entry.done);
+      if (this.#unanswered.get(key) === entry) this.#unanswered.delete(key);
+    });
+    this.#running.set(entry.done, entry.controller);
+  }
+
+  /** Takes the right to answer a request: `true` once, for whoever asks first. */
+  claim(key: K): boolean {
+    return this.#unanswered.delete(key);
+  }
+
+  /** Claims a request and aborts its handler; returns its value when the caller must answer it as cancelled. */
+  cancel(key: K): T | undefined {
+    const entry = this.#unanswered.get(key);
+    if (entry === undefined) return undefined;
+    this.#unanswered.delete(key);
+    entry.controller.abort(new DOMException("The client cancelled the request", "AbortError"));
+    return entry.value;
+  }
+
+  /** Resolves once fewer than the limit are running; a cancelled handler still running still counts. */
+  async room(): Promise<void> {
+    while (this.#running.size >= this.#limit) await Promise.race(this.#running.keys());
+  }
+
+  /**
+   * Resolves once every request started so far has been answered. A cancelled request was answered when it
+   * was cancelled, so a handler that ignores its signal does not hold this up.
+   */
+  async answered(): Promise<void> {
+    while (this.#unanswered.size > 0) {
+      await Promise.race([...this.#unanswered.values()].map((entry) => entry.done));
+    }
+  }
+
+  /** Aborts every running handler; their answers are no longer wanted. */
+  abortAll(): void {
+    this.#unanswered.clear();
+    for (const controller of this.#running.values()) {
+      controller.abort(new DOMException("The session ended", "AbortError"));
+    }
+  }
+}
+
+interface Entry<T> {
+  value: T;
+  controller: AbortController;
+  /** Settles when the handler's work has finished, answered or not. */
+  done: Promise<void>;
+}

@@ -1,0 +1,436 @@
+/**
+ * The LSP lifecycle over stdio (LSP 3.17 "Lifecycle Messages", "Base Protocol"), one rule at a time:
+ * - Framing: Content-Length headers. A body that is not JSON (or not UTF-8) is answered with -32700 and id
+ *   null; an oversized body is skipped and answered -32600 with its id when its first bytes show one. A header
+ *   block without a usable Content-Length loses the message boundary: -32700 with id null, then the session
+ *   ends with exit 1 ({@linkcode ProtocolEndCode.FRAMING_ERROR}).
+ * - Before `initialize` is answered, a request gets -32002 ServerNotInitialized and a notification is dropped,
+ *   except `exit`. `initialize` is answered once; a second one is an InvalidRequest.
+ * - `shutdown` runs the shutdown hook and answers null; afterwards a request is an InvalidRequest and a
+ *   notification other than `exit` is dropped.
+ * - `exit` ends the session: clean (exit 0, no envelope) after `shutdown`, else exit 1 with
+ *   {@linkcode ProtocolEndCode.EXIT_WITHOUT_SHUTDOWN}.
+ * - stdin EOF ends the session cleanly once the requests in progress are answered (REQ-C-032: exit 0).
+ * - Requests run concurrently, up to a bound; notifications run in arrival order, each finished before the
+ *   next message is dispatched, so a `didChange` is applied before a later request reads the document.
+ * - `$/cancelRequest` aborts the request's AbortSignal and answers it -32800 RequestCancelled at once; the
+ *   handler's late result is dropped. Unknown requests get -32601; unknown notifications are ignored.
+ * - Every response and notification is written whole, never interleaved. The server sends no requests, so a
+ *   response from the client matches nothing and is ignored.
+ */
+import type { ProtocolFailure, ProtocolIO } from "../../command/contract.ts";
+import { ExitCode } from "../../command/exit_code.ts";
+import {
+  type ContentLengthFrame,
+  type ContentLengthFramerOptions,
+  encodeContentLength,
+} from "../../framing/content_length_framer.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
+import { ContentLengthSession } from "../content_length_session.ts";
+import { InFlight } from "../in_flight.ts";
+import { peekTopLevelMembers } from "../json_head.ts";
+import {
+  classifyMessage,
+  decodeJson,
+  errorResponse,
+  type JsonRpcId,
+  resultResponse,
+  type RpcError,
+  RpcErrorCode,
+} from "../json_rpc.ts";
+import { framingFailure, ProtocolEndCode } from "../session_end.ts";
+import { LspResponseError } from "./lsp_response_error.ts";
+
+/**
+ * What a handler receives besides the params.
+ *
+ * @example
+ * ```ts
+ * const hover: LspRequestHandler = async (params, { signal, log }) => {
+ *   log("hover requested");
+ *   return await lookUp(params, signal);
+ * };
+ * ```
+ */
+export interface LspContext {
+  /** Fires when the client cancels this request (`$/cancelRequest`) or the session ends. */
+  signal: AbortSignal;
+  /**
+   * Sends a notification to the client, e.g. `textDocument/publishDiagnostics`. Throws when `params` cannot
+   * be serialised as JSON; resolves once the message is handed to stdout.
+   */
+  notify(method: string, params?: object): Promise<void>;
+  /** A diagnostic line for people, on stderr (stdout carries the protocol only). */
+  log(message: string): void;
+}
+
+/**
+ * Answers one request: the result (`undefined` is sent as `null`), or throw {@linkcode LspResponseError}.
+ * `params` is what the client sent, unchecked: an object, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const completion: LspRequestHandler = (params) => {
+ *   const { position } = params as { position: { line: number; character: number } };
+ *   return position.line === 0 ? [{ label: "title" }] : [];
+ * };
+ * ```
+ */
+export type LspRequestHandler = (params: unknown, context: LspContext) => unknown;
+
+/**
+ * Handles one notification; a throw is logged on stderr, never answered.
+ *
+ * @example
+ * ```ts
+ * const didOpen: LspNotificationHandler = async (params, { notify }) => {
+ *   const { textDocument } = params as { textDocument: { uri: string } };
+ *   await notify("textDocument/publishDiagnostics", { uri: textDocument.uri, diagnostics: [] });
+ * };
+ * ```
+ */
+export type LspNotificationHandler = (params: unknown, context: LspContext) => void | Promise<void>;
+
+/**
+ * The answer to `initialize`.
+ *
+ * @example
+ * ```ts
+ * const result: LspInitializeResult = { capabilities: { hoverProvider: true }, serverInfo: { name: "notes" } };
+ * ```
+ */
+export interface LspInitializeResult {
+  /** The server's capabilities (LSP `ServerCapabilities`). */
+  capabilities: Record<string, unknown>;
+  /** The server's name and version. */
+  serverInfo?: { name: string; version?: string };
+}
+
+/**
+ * What an LSP server answers. The lifecycle methods — `initialize`, `initialized`, `shutdown`, `exit`,
+ * `$/cancelRequest` — are handled by {@linkcode serveLsp}; give the rest by method name.
+ *
+ * @example
+ * ```ts
+ * const handlers: LspHandlers = {
+ *   initialize: () => ({ capabilities: { hoverProvider: true } }),
+ *   requests: { "textDocument/hover": () => ({ contents: "hello" }) },
+ *   notifications: { "textDocument/didOpen": (params) => open(params) },
+ * };
+ * ```
+ */
+export interface LspHandlers {
+  /** Answers `initialize` with the server's capabilities. */
+  initialize(params: unknown, context: LspContext): LspInitializeResult | Promise<LspInitializeResult>;
+  /** Request handlers by method, e.g. `textDocument/completion`. */
+  requests?: Readonly<Record<string, LspRequestHandler>>;
+  /** Notification handlers by method, e.g. `textDocument/didOpen` or `initialized`. */
+  notifications?: Readonly<Record<string, LspNotificationHandler>>;
+  /** Runs on `shutdown`, before it is answered: release what the server holds. */
+  shutdown?(context: LspContext): void | Promise<void>;
+}
+
+/**
+ * Options for {@linkcode serveLsp}: the framer's limits, and how many requests run at once.
+ *
+ * @example
+ * ```ts
+ * serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxConcurrentRequests: 16 });
+ * ```
+ */
+export interface LspOptions extends ContentLengthFramerOptions {
+  /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
+  maxConcurrentRequests?: number;
+}
+
+/**
+ * Serves the Language Server Protocol on a protocol command's stdin and stdout until the client ends the
+ * session. Resolves `undefined` for a clean end (`shutdown` then `exit`, or stdin EOF: exit 0, no
+ * envelope), or a {@linkcode ProtocolFailure} with exit code 1 (`exit` without `shutdown`, or input that
+ * cannot be framed) — so the command declares "0" and "1". See the module comment for every rule.
+ *
+ * @example
+ * ```ts
+ * tool.command("lsp", {
+ *   description: "Serve the Language Server Protocol over stdio",
+ *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "lsp",
+ *   exit_codes: {
+ *     "0": { name: "SUCCESS", description: "shutdown then exit, or stdin closed", retryable: false, side_effects: "none" },
+ *     "1": { name: "GENERAL_ERROR", description: "exit without shutdown", retryable: false, side_effects: "none" },
+ *   },
+ *   serve: () => (io) => serveLsp(io, handlers),
+ * });
+ * ```
+ */
+export function serveLsp(
+  io: ProtocolIO,
+  handlers: LspHandlers,
+  options: LspOptions = {},
+): Promise<void | ProtocolFailure> {
+  return new LspServer(io, handlers, options).run();
+}
+
+type Lifecycle = "uninitialized" | "running" | "shut-down";
+
+/** How a message ended the session, or `undefined` to go on reading. */
+type Stop = { end: ProtocolFailure | undefined } | undefined;
+
+const EXIT_WITHOUT_SHUTDOWN: ProtocolFailure = {
+  exitCode: ExitCode.GENERAL_ERROR,
+  code: ProtocolEndCode.EXIT_WITHOUT_SHUTDOWN,
+  message:
+    "the client sent exit without a shutdown request first, so the server exits with 1 as LSP specifies",
+};
+
+class LspServer {
+  readonly #io: ProtocolIO;
+  readonly #handlers: LspHandlers;
+  readonly #maxMessageBytes: number;
+  readonly #session: ContentLengthSession;
+  readonly #requests: InFlight<string, JsonRpcId>;
+  /** Aborted when the session ends: the signal of initialize, shutdown and notification handlers. */
+  readonly #ended = new AbortController();
+  #state: Lifecycle = "uninitialized";
+
+  constructor(io: ProtocolIO, handlers: LspHandlers, options: LspOptions) {
+    this.#io = io;
+    this.#handlers = handlers;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#session = new ContentLengthSession(io, options);
+    this.#requests = new InFlight(options.maxConcurrentRequests ?? 64);
+    // A signal ends the process within a grace period: handlers stop now, nothing waits for them.
+    io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
+  }
+
+  async run(): Promise<void | ProtocolFailure> {
+    try {
+      for (;;) {
+        await this.#requests.room();
+        const frame = await this.#session.next();
+        if (frame === undefined) break;
+        const stop = await this.#onFrame(frame);
+        if (stop !== undefined) return stop.end;
+      }
+      if (!this.#io.signal.aborted) await this.#requests.answered();
+      return undefined;
+    } finally {
+      this.#requests.abortAll();
+      this.#ended.abort();
+      await this.#session.close();
+    }
+  }
+
+  async #onFrame(frame: ContentLengthFrame): Promise<Stop> {
+    switch (frame.kind) {
+      case "message":
+        return await this.#onMessage(frame.bytes);
+      case "oversized": {
+        const { id } = peekTopLevelMembers(frame.head, ["id"]);
+        await this.#reply(isId(id) ? id : null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message:
+            `Invalid request: the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`,
+        });
+        return undefined;
+      }
+      case "truncated":
+        this.#io.log(`lsp: the input ended inside a message; its ${frame.bytes} bytes were dropped`);
+        return undefined;
+      case "bad-header":
+        await this.#reply(null, {
+          code: RpcErrorCode.PARSE_ERROR,
+          message: `Parse error: ${frame.detail}; no later message can be framed`,
+        });
+        this.#io.log(`lsp: ${frame.detail}; the session ends`);
+        return { end: framingFailure(frame.detail) };
+    }
+  }
+
+  async #onMessage(bytes: Uint8Array): Promise<Stop> {
+    const decoded = decodeJson(bytes);
+    if (!decoded.ok) {
+      await this.#reply(null, decoded.error);
+      return undefined;
+    }
+    const message = classifyMessage(decoded.value);
+    switch (message.kind) {
+      case "batch":
+        await this.#reply(null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: "Invalid request: LSP does not use JSON-RPC batches",
+        });
+        return undefined;
+      case "invalid":
+        await this.#reply(message.id, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${message.reason}`,
+        });
+        return undefined;
+      case "response":
+        return undefined;
+      case "notification":
+        return await this.#onNotification(message.method, message.params);
+      case "request":
+        await this.#onRequest(message.id, message.method, message.params);
+        return undefined;
+    }
+  }
+
+  async #onNotification(method: string, params: unknown): Promise<Stop> {
+    if (method === "exit") return { end: this.#state === "shut-down" ? undefined : EXIT_WITHOUT_SHUTDOWN };
+    if (this.#state !== "running") return undefined;
+    if (method === "$/cancelRequest") {
+      this.#cancel((params as { id?: unknown } | undefined)?.id);
+      return undefined;
+    }
+    const handler = ownHandler(this.#handlers.notifications, method);
+    if (handler === undefined) return undefined;
+    try {
+      await handler(params, this.#context(this.#ended.signal));
+    } catch (error) {
+      this.#logFailure(`notification ${method}`, error);
+    }
+    return undefined;
+  }
+
+  async #onRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
+    if (method === "initialize") return await this.#initialize(id, params);
+    if (this.#state === "uninitialized") {
+      return await this.#reply(id, {
+        code: RpcErrorCode.SERVER_NOT_INITIALIZED,
+        message: `Server not initialized: send initialize before ${method}`,
+      });
+    }
+    if (this.#state === "shut-down") {
+      return await this.#reply(id, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Invalid request: the server is shut down; only the exit notification is accepted`,
+      });
+    }
+    if (method === "shutdown") return await this.#shutdown(id);
+    const handler = ownHandler(this.#handlers.requests, method);
+    if (handler === undefined) {
+      return await this.#reply(id, {
+        code: RpcErrorCode.METHOD_NOT_FOUND,
+        message: `Method not found: ${method}`,
+      });
+    }
+    const key = requestKey(id);
+    if (this.#requests.has(key)) {
+      return await this.#reply(id, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Invalid request: id ${JSON.stringify(id)} belongs to a request still in progress`,
+      });
+    }
+    this.#requests.start(key, id, async (signal) => {
+      const response = await this.#settle(id, method, () => handler(params, this.#context(signal)));
+      if (this.#requests.claim(key)) await this.#respond(id, response);
+    });
+  }
+
+  async #initialize(id: JsonRpcId, params: unknown): Promise<void> {
+    if (this.#state !== "uninitialized") {
+      return await this.#reply(id, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: "Invalid request: initialize may be sent only once",
+      });
+    }
+    const response = await this.#settle(
+      id,
+      "initialize",
+      () => this.#handlers.initialize(params, this.#context(this.#ended.signal)),
+    );
+    if ("result" in response) this.#state = "running";
+    await this.#respond(id, response);
+  }
+
+  async #shutdown(id: JsonRpcId): Promise<void> {
+    // Refuse requests from here on, also those arriving while the hook runs.
+    this.#state = "shut-down";
+    const response = await this.#settle(
+      id,
+      "shutdown",
+      () => this.#handlers.shutdown?.(this.#context(this.#ended.signal)),
+    );
+    await this.#respond(id, response);
+  }
+
+  #cancel(id: unknown): void {
+    if (!isId(id)) return;
+    if (this.#requests.cancel(requestKey(id)) === undefined) return;
+    void this.#reply(id, { code: RpcErrorCode.REQUEST_CANCELLED, message: "Request cancelled" });
+  }
+
+  /** Runs a handler and turns its outcome into a response. */
+  async #settle(id: JsonRpcId, method: string, call: () => unknown): Promise<Record<string, unknown>> {
+    try {
+      return resultResponse(id, (await call()) ?? null);
+    } catch (error) {
+      if (error instanceof LspResponseError) {
+        return errorResponse(id, {
+          code: error.code,
+          message: error.message,
+          ...(error.data === undefined ? {} : { data: error.data }),
+        });
+      }
+      this.#logFailure(`request ${method}`, error);
+      return errorResponse(id, {
+        code: RpcErrorCode.INTERNAL_ERROR,
+        message: `Internal error: ${errorText(error)}`,
+      });
+    }
+  }
+
+  #reply(id: JsonRpcId | null, error: RpcError): Promise<void> {
+    return this.#respond(id, errorResponse(id, error));
+  }
+
+  #respond(id: JsonRpcId | null, response: Record<string, unknown>): Promise<void> {
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeContentLength(response);
+    } catch (error) {
+      // A result JSON cannot hold (a cycle, a BigInt) is answered as an error, never a torn message.
+      bytes = encodeContentLength(errorResponse(id, {
+        code: RpcErrorCode.INTERNAL_ERROR,
+        message: `Internal error: the result cannot be serialised as JSON: ${errorText(error)}`,
+      }));
+    }
+    return this.#session.send(bytes);
+  }
+
+  #context(signal: AbortSignal): LspContext {
+    return {
+      signal,
+      notify: (method, params) =>
+        this.#session.send(
+          encodeContentLength({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
+        ),
+      log: (message) => this.#io.log(message),
+    };
+  }
+
+  #logFailure(what: string, error: unknown): void {
+    this.#io.log(
+      `lsp: ${what} failed: ${error instanceof Error && error.stack ? error.stack : errorText(error)}`,
+    );
+  }
+}
+
+/** A handler by method name; inherited members (`constructor`, `toString`) are never handlers. */
+function ownHandler<H>(table: Readonly<Record<string, H>> | undefined, method: string): H | undefined {
+  return table !== undefined && Object.hasOwn(table, method) ? table[method] : undefined;
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
+}
+
+/** Request ids `1` and `"1"` are different requests. */
+function requestKey(id: JsonRpcId): string {
+  return `${typeof id}:${id}`;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
