@@ -22,3 +22,15 @@
  */
 export * from "./lib/command/mod.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
+
+// Framing: bytes ↔ messages, for protocol loops of your own.
+export * from "./lib/framing/line_framer.ts";
+export * from "./lib/framing/content_length_framer.ts";
+export * from "./lib/framing/serial_writer.ts";
+
+// Protocols: JSON-RPC, the dual-era MCP server, and the LSP and DAP lifecycles for `serve` handlers.
+export * from "./lib/protocol/json_rpc.ts";
+export * from "./lib/protocol/mcp/mod.ts";
+export * from "./lib/protocol/lsp/mod.ts";
+export * from "./lib/protocol/dap/mod.ts";
+export { ProtocolEndCode } from "./lib/protocol/session_end.ts";
