@@ -28,7 +28,7 @@ const LAB = programArgv("tests/fixtures/lab.ts");
 
 /** The protocol server commands of each program, and the protocol each must name. */
 const PROTOCOL_COMMANDS = {
-  notes: { "mcp.serve": "mcp-stdio" },
+  notes: { "mcp.serve": "mcp-stdio", lsp: "lsp" },
   lab: { "mcp.serve": "mcp-stdio", "echo-lines": "line-echo" },
 } as const;
 
