@@ -5,10 +5,12 @@ import { SIGNAL_NUMBERS } from "./process.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
 export interface ChildExit {
-  /** The exit code; 128+N when the child died by signal N. */
+  /** The exit code; 128+N when the child died by signal N; 127 (126) when it could not be started. */
   code: number;
   /** The signal that ended the child, if any. */
   signal: string | null;
+  /** Why the program could not be started at all (`ENOENT`, `EACCES`, …); absent once it ran. */
+  spawnError?: string;
 }
 
 /** Options for {@linkcode spawnChild}. */
@@ -61,7 +63,10 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     detached: process.platform !== "win32",
   });
   const exited = new Promise<ChildExit>((resolve) => {
-    node.once("error", () => resolve({ code: 127, signal: null }));
+    node.once("error", (error: Error & { code?: string }) => {
+      // The shell's conventions: 127 for a program that is not there, 126 for one that cannot run.
+      resolve({ code: error.code === "EACCES" ? 126 : 127, signal: null, spawnError: error.code ?? error.message });
+    });
     node.once("close", (code, signal) => {
       resolve({ code: code ?? 128 + (SIGNUMS[signal ?? ""] ?? 0), signal: code === null ? signal : null });
     });
