@@ -74,8 +74,8 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   const child: ChildProcess = {
     pid: node.pid ?? -1,
     stdin: node.stdin ? (Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>) : null,
-    stdout: Readable.toWeb(node.stdout!) as unknown as ReadableStream<Uint8Array>,
-    stderr: Readable.toWeb(node.stderr!) as unknown as ReadableStream<Uint8Array>,
+    stdout: endOnError(node.stdout!),
+    stderr: endOnError(node.stderr!),
     exited,
     kill(signal = "SIGTERM") {
       if (node.pid === undefined || node.exitCode !== null || node.signalCode !== null) return;
@@ -90,6 +90,27 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   liveChildren.add(child);
   void exited.then(() => liveChildren.delete(child));
   return child;
+}
+
+/**
+ * A child's output pipe as a Web stream that ends instead of failing: Deno tears down the pipes of a child
+ * that never started with an AbortError, Node ends them. Either way the pipe has nothing more to give, and
+ * the child's exit says why.
+ */
+function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
+  const source = (Readable.toWeb(pipe) as unknown as ReadableStream<Uint8Array>).getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await source.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch {
+        controller.close();
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
 }
 
 /**
