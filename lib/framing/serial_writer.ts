@@ -21,6 +21,8 @@ export class SerialWriter {
   readonly #maxBatch: number;
   #queue: Uint8Array[] = [];
   #queueDone: Deferred = deferred();
+  /** Settles when the batch being written now is written. */
+  #inFlight: Deferred | undefined;
   #pumping = false;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
@@ -41,7 +43,10 @@ export class SerialWriter {
 
   /** Resolves once everything queued so far is written. */
   flush(): Promise<void> {
-    return this.#pumping ? this.#queueDone.promise : Promise.resolve();
+    // Queued messages go out with the next batch; with none queued, only the batch in flight is left. (The
+    // next batch's promise would never settle if nothing more were written.)
+    if (this.#queue.length > 0) return this.#queueDone.promise;
+    return this.#inFlight?.promise ?? Promise.resolve();
   }
 
   /** Settles with the sink's error the first time a write fails. */
@@ -64,6 +69,7 @@ export class SerialWriter {
     while (this.#queue.length > 0 && this.#error === undefined) {
       const messages = this.#queue;
       const done = this.#queueDone;
+      this.#inFlight = done;
       this.#queue = [];
       this.#queueDone = deferred();
       try {
@@ -79,6 +85,7 @@ export class SerialWriter {
       }
       done.resolve();
     }
+    this.#inFlight = undefined;
     this.#pumping = false;
   }
 }
