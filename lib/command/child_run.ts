@@ -1,7 +1,10 @@
 import { type ChildExit, spawnChild } from "../runtime/mod.ts";
 
-/** How long a child gets between SIGTERM and SIGKILL when it is stopped. */
-export const KILL_GRACE_MS = 2_000;
+/**
+ * How long a child gets between SIGTERM and SIGKILL when it is stopped. Shorter than the second a protocol
+ * server gets to wind down after a signal, so a bridged call that ignores SIGTERM still ends with it.
+ */
+export const KILL_GRACE_MS = 500;
 
 /** Bytes of stderr (and of stdout, for reports) kept as a tail: enough to show why something failed. */
 export const TAIL_BYTES = 2_048;

@@ -103,6 +103,8 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
           "unknown argument 'nope'",
           "key is required",
         ]);
+        const nul = await client.callTool({ name: "store_put", arguments: { key: "a\u0000b", value: "v" } });
+        assert.equal((nul.structuredContent as Loose).error.message, "key contains a NUL character, which a command line cannot carry");
       });
       assert.equal(existsSync(join(dir.path, "pyfix-store.json")), false);
     } finally {

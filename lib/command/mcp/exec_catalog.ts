@@ -8,7 +8,7 @@ import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "./envelope_result.ts";
 import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
-import type { ServeFilter } from "./tool_mapping.ts";
+import { argumentName, type ServeFilter } from "./tool_mapping.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {
@@ -52,13 +52,12 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
       startedAt,
     });
   }
-  const argv = callArgv(target.argv, call);
-  // A command line cannot carry a NUL byte: refuse it rather than fail to spawn.
-  const withNul = argv.findIndex((word) => word.includes("\0"));
-  if (withNul !== -1) {
-    return argumentErrorEnvelope([{ field: argv[withNul]!.split("=")[0]!, message: "an argument contains a NUL character, which a command line cannot carry" }], startedAt);
+  // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
+  const withNul = nulArgument(call);
+  if (withNul !== undefined) {
+    return argumentErrorEnvelope([{ field: withNul, message: `${withNul} contains a NUL character, which a command line cannot carry` }], startedAt);
   }
-  const run = await runChild(argv, {
+  const run = await runChild(callArgv(target.argv, call), {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     timeoutMs: target.callTimeoutMs,
     signal: call.context.signal,
@@ -101,4 +100,11 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
     },
     startedAt,
   });
+}
+
+function nulArgument(call: CatalogCall): string | undefined {
+  const hasNul = (value: unknown) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
+  for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
+  for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;
+  return hasNul(call.idempotencyKey) ? "idempotency_key" : undefined;
 }
