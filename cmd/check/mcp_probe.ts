@@ -100,15 +100,8 @@ function modernMeta(): Record<string, unknown> {
   };
 }
 
-/**
- * A stdout line as a JSON-RPC response, or `undefined` when it is not one.
- *
- * @example
- * ```ts
- * parseResponse('{"jsonrpc":"2.0","id":1,"result":{}}')?.id; // 1
- * ```
- */
-export function parseResponse(line: string | undefined): RpcResponse | undefined {
+/** A stdout line as a JSON-RPC response, or `undefined` when it is not one. */
+function parseResponse(line: string | undefined): RpcResponse | undefined {
   if (line === undefined) return undefined;
   try {
     const value = JSON.parse(line) as Record<string, unknown>;

@@ -13,7 +13,6 @@ export class ServerSession {
   readonly #child: ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   readonly #lines: string[] = [];
-  #stdoutText = "";
   #stderrText = "";
   #stdoutEnded = false;
   #exit: ChildExit | undefined;
@@ -33,19 +32,9 @@ export class ServerSession {
     });
   }
 
-  /** Every byte the server wrote to stdout so far, as text. */
-  get stdout(): string {
-    return this.#stdoutText;
-  }
-
   /** The end of what the server wrote to stderr so far. */
   get stderr(): string {
     return this.#stderrText;
-  }
-
-  /** How the server exited, once it has. */
-  get exit(): ChildExit | undefined {
-    return this.#exit;
   }
 
   /** Writes one line (a newline is added); a server that is gone just does not read it. */
@@ -91,9 +80,7 @@ export class ServerSession {
     let partial = "";
     try {
       for await (const chunk of this.#child.stdout) {
-        const text = decoder.decode(chunk, { stream: true });
-        this.#stdoutText += text;
-        const pieces = (partial + text).split("\n");
+        const pieces = (partial + decoder.decode(chunk, { stream: true })).split("\n");
         partial = pieces.pop()!;
         for (const piece of pieces) this.#lines.push(piece.replace(/\r$/, ""));
         this.#notify();

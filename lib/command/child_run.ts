@@ -37,8 +37,6 @@ export interface ChildRun {
   stdout: string;
   /** The end of what it wrote to stderr: the last `maxStderrBytes`. */
   stderrTail: string;
-  /** Wall-clock milliseconds from spawn to exit. */
-  durationMs: number;
 }
 
 /**
@@ -53,7 +51,6 @@ export interface ChildRun {
  * ```
  */
 export async function runChild(argv: readonly string[], options: ChildRunOptions): Promise<ChildRun> {
-  const startedAt = performance.now();
   const [program, ...args] = argv;
   if (program === undefined) throw new TypeError("runChild: argv is empty");
   const child = spawnChild(program, args, { ...(options.cwd === undefined ? {} : { cwd: options.cwd }), stdin: options.stdin === "open" ? "pipe" : "null" });
@@ -77,7 +74,7 @@ export async function runChild(argv: readonly string[], options: ChildRunOptions
       collect(child.stderr, options.maxStderrBytes ?? TAIL_BYTES, options.onStderrLine),
       child.exited,
     ]);
-    return { exit, ending, stdout, stderrTail, durationMs: Math.round(performance.now() - startedAt) };
+    return { exit, ending, stdout, stderrTail };
   } finally {
     clearTimeout(limit);
     clearTimeout(killTimer);
