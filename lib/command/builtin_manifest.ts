@@ -1,7 +1,7 @@
 import { registerBuiltin } from "./tool.ts";
 import type { Manifest } from "./manifest.ts";
 
-registerBuiltin((tool) => {
+registerBuiltin("manifest", (tool) => {
   tool.command("manifest", {
     description: "Print every command's contract — flags, exit codes, danger level — as one JSON document",
     danger_level: "safe",

@@ -8,6 +8,12 @@ export interface CommandErrorOptions {
   retryable?: boolean;
   /** Further machine-readable members of `error` (never `code`, `message`, `retryable`). */
   details?: Record<string, unknown>;
+  /**
+   * The envelope's `data` despite the failure, for a command whose result explains the failure — a
+   * conformance report that lists the checks that failed. Plain output renders it on stdout as on success.
+   * Most failures have none: `data` is then `null`.
+   */
+  data?: Record<string, unknown> | unknown[];
   /** The underlying error, for stderr diagnostics. */
   cause?: unknown;
 }

@@ -45,8 +45,13 @@ export interface PositionalSpec {
   description: string;
   /** The value type. @default "string" */
   type?: "string" | "integer" | "number";
-  /** Must be given. @default true */
+  /** Must be given; for a variadic positional, at least one value. @default true */
   required?: boolean;
+  /**
+   * The last positional only: takes every remaining argument (`toolwire check -- <cli…>`). The handler gets an
+   * array of the declared type, `[]` when none were given; MCP clients pass a JSON array. @default false
+   */
+  variadic?: boolean;
 }
 
 /** A usage example shown in help and the manifest. */
@@ -132,7 +137,8 @@ export type FlagValues<F extends Record<string, FlagSpec>> = {
 
 /** The positional values a handler receives, by name. */
 export type PositionalValues<P extends readonly PositionalSpec[]> = {
-  [S in P[number] as S["name"]]: S extends { required: false } ? PositionalValue<S> | undefined
+  [S in P[number] as S["name"]]: S extends { variadic: true } ? PositionalValue<S>[]
+    : S extends { required: false } ? PositionalValue<S> | undefined
     : PositionalValue<S>;
 };
 

@@ -230,12 +230,12 @@ async function printResult(
 ): Promise<number> {
   if (format === "json") return await output.envelope("stdout", envelope);
   for (const warning of envelope.warnings) void output.line("stderr", `warning: ${warning.message}`);
-  if (!envelope.ok) {
-    await output.line("stderr", renderPlainError(tool.name, envelope));
-    return envelope.meta.exit_code;
+  // A failure that carries data (a report of what failed) shows it as a success would, then the error.
+  if (envelope.ok || envelope.data !== null) {
+    const render = (command.definition as CommandDefinition).plain ?? renderPlainData;
+    const text = render(envelope.data);
+    if (text !== "") await output.line("stdout", text);
   }
-  const render = (command.definition as CommandDefinition).plain ?? renderPlainData;
-  const text = render(envelope.data);
-  if (text !== "") await output.line("stdout", text);
+  if (!envelope.ok) await output.line("stderr", renderPlainError(tool.name, envelope));
   return envelope.meta.exit_code;
 }

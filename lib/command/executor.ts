@@ -84,14 +84,7 @@ export async function executeCommand(invocation: Invocation): Promise<ResponseEn
   if (destructive && !invocation.dryRun && !invocation.confirmed) {
     const preview = await runHandler(invocation, warnings, true, {});
     if (preview.kind !== "data") return outcomeEnvelope(invocation, preview, finish, warnings);
-    return finish(ExitCode.ARG_ERROR, null, {
-      code: "CONFIRMATION_REQUIRED",
-      message: `${invocation.path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
-      retryable: false,
-      phase: "validation",
-      suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
-      preview: preview.data ?? null,
-    });
+    return finish(ExitCode.ARG_ERROR, null, confirmationRequiredError(invocation.path, preview.data));
   }
 
   const outcome = await runHandler(invocation, warnings, invocation.dryRun === true, meta);
@@ -136,6 +129,26 @@ function outcomeEnvelope(
     case "error":
       return errorEnvelope(invocation, outcome.error, finish, warnings);
   }
+}
+
+/**
+ * The `error` object of an unconfirmed destructive invocation (REQ-O-021): CONFIRMATION_REQUIRED, with the
+ * dry run's data as `preview`. Exit 2: nothing was changed.
+ *
+ * @example
+ * ```ts
+ * confirmationRequiredError("notes.remove", { effect: "would_delete" }).code; // "CONFIRMATION_REQUIRED"
+ * ```
+ */
+export function confirmationRequiredError(path: string, preview: unknown): ErrorDetail {
+  return {
+    code: "CONFIRMATION_REQUIRED",
+    message: `${path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
+    retryable: false,
+    phase: "validation",
+    suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
+    preview: preview ?? null,
+  };
 }
 
 /**
@@ -184,8 +197,8 @@ function errorEnvelope(
     });
     exitCode = ExitCode.GENERAL_ERROR;
   }
-  const { code, suggestion, retryable, details } = error.options;
-  return finish(exitCode, null, {
+  const { code, suggestion, retryable, details, data } = error.options;
+  return finish(exitCode, data ?? null, {
     ...details,
     code: code ?? exitCodeName(error.exitCode) ?? entry?.name ?? "GENERAL_ERROR",
     message: error.message,

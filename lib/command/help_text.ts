@@ -18,7 +18,10 @@ export interface HelpTool {
  */
 export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): string {
   const words = path.replaceAll(".", " ");
-  const positionals = (entry.positionals ?? []).map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`));
+  const positionals = (entry.positionals ?? []).map((p) => {
+    const name = p.variadic ? `${p.name}...` : p.name;
+    return p.required ? `<${name}>` : `[${name}]`;
+  });
   const hasFlags = Object.keys(entry.flags).length > 0;
   const lines = [
     `${tool.name} ${words} — ${entry.description}`,
@@ -28,7 +31,10 @@ export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): 
   if (entry.aliases?.length) lines.push(`Aliases: ${entry.aliases.join(", ")}`);
   if (entry.positionals?.length) {
     lines.push("", "Arguments:");
-    lines.push(...table(entry.positionals.map((p) => [`<${p.name}>`, `${p.description} (${p.type}${p.required ? "" : ", optional"})`])));
+    lines.push(...table(entry.positionals.map((p) => [
+      `<${p.name}${p.variadic ? "..." : ""}>`,
+      `${p.description} (${p.type}${p.variadic ? ", one or more" : ""}${p.required ? "" : ", optional"})`,
+    ])));
   }
   if (hasFlags) {
     lines.push("", "Flags:");

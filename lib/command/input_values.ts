@@ -142,7 +142,9 @@ export function completeFlags(
 }
 
 /**
- * Validates positional values in declaration order, collecting every problem.
+ * Validates positional values in declaration order, collecting every problem. A variadic last positional
+ * takes every remaining value — from the command line, the rest of the words; from JSON (MCP), one array —
+ * and always yields an array.
  *
  * @example
  * ```ts
@@ -159,19 +161,51 @@ export function completePositionals(
   const args: Record<string, unknown> = Object.create(null);
   specs.forEach((spec, index) => {
     const name = label(spec.name);
+    if (spec.variadic === true) {
+      const given = source === "text" ? values.slice(index) : values[index];
+      args[spec.name] = variadicValues(spec, name, given, issues, source);
+      return;
+    }
     if (index >= values.length || values[index] === undefined) {
       if (spec.required !== false) issues.push({ field: name, message: `missing argument ${name}` });
       return;
     }
-    const flagLike = { type: spec.type ?? "string" } as const;
-    const coerced = source === "text"
-      ? coerceText(name, flagLike, String(values[index]))
-      : coerceJson(name, flagLike, values[index]);
+    const coerced = coercePositional(spec, name, values[index], source);
     if ("issue" in coerced) issues.push(coerced.issue);
     else args[spec.name] = coerced.value;
   });
-  for (const extra of values.slice(specs.length)) {
+  const taken = specs.at(-1)?.variadic === true ? values.length : specs.length;
+  for (const extra of values.slice(taken)) {
     issues.push({ field: quote(extra), message: `unexpected argument ${quote(extra)}` });
   }
   return args;
+}
+
+function variadicValues(
+  spec: PositionalSpec,
+  name: string,
+  given: unknown,
+  issues: InputIssue[],
+  source: "text" | "json",
+): unknown[] {
+  const list = given ?? [];
+  if (!Array.isArray(list)) {
+    issues.push({ field: name, message: `${name} expects an array of ${spec.type ?? "string"} values, got ${quote(list)}` });
+    return [];
+  }
+  if (list.length === 0 && spec.required !== false) {
+    issues.push({ field: name, message: `missing argument ${name}: at least one value is required` });
+  }
+  const out: unknown[] = [];
+  list.forEach((item, index) => {
+    const coerced = coercePositional(spec, source === "json" ? `${name}[${index}]` : name, item, source);
+    if ("issue" in coerced) issues.push(coerced.issue);
+    else out.push(coerced.value);
+  });
+  return out;
+}
+
+function coercePositional(spec: PositionalSpec, name: string, value: unknown, source: "text" | "json"): Coerced {
+  const flagLike = { type: spec.type ?? "string" } as const;
+  return source === "text" ? coerceText(name, flagLike, String(value)) : coerceJson(name, flagLike, value);
 }

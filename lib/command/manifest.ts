@@ -1,4 +1,5 @@
 import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } from "./contract.ts";
+import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import type { ExitCodeTable } from "./exit_code.ts";
 import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
 
@@ -10,9 +11,14 @@ export interface FlagEntry extends Omit<FlagSpec, "required"> {
   required: boolean;
 }
 
-/** A positional as the manifest shows it. */
-export interface PositionalEntry extends Required<Omit<PositionalSpec, "type">> {
-  type: "string" | "integer" | "number";
+/** A positional as the manifest shows it: `type` and `required` always present, `variadic` only when true. */
+export interface PositionalEntry {
+  name: string;
+  description: string;
+  type: NonNullable<PositionalSpec["type"]>;
+  required: boolean;
+  /** Takes every remaining argument; present only on a variadic last positional. */
+  variadic?: true;
 }
 
 /** One command in the manifest: its declared contract plus what the framework adds. */
@@ -37,14 +43,6 @@ export interface Manifest {
   /** Flat map from dotted path to entry, sorted by path. */
   commands: Record<string, CommandEntry>;
 }
-
-// Fixed field order, so equal registrations serialise byte for byte the same.
-const CONTRACT_FIELDS = [
-  "description", "aliases", "danger_level", "required_scopes", "stdout", "protocol", "mcp", "arguments", "stderr",
-  "stdin", "interactive", "streaming_default", "output_file", "output_schema", "output_formats",
-  "output_media_types", "async", "spawns_background_process", "cleanup_command", "max_lifetime_seconds",
-  "confirm_flag", "safe_default", "idempotent", "has_network_io", "examples",
-] as const satisfies ReadonlyArray<keyof CommandContract>;
 
 /**
  * The manifest entry of one command: its declared data (handlers and run-time settings left out), its flags
@@ -76,6 +74,7 @@ export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
       type: p.type ?? "string",
       required: p.required !== false,
       description: p.description,
+      ...(p.variadic === true ? { variadic: true as const } : {}),
     }));
   }
   entry.exit_codes = sortedByCode({ ...frameworkExitCodes(definition), ...structuredClone(definition.exit_codes) });

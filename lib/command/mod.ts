@@ -5,6 +5,7 @@
 import "./builtin_manifest.ts";
 import "./builtin_mcp_serve.ts";
 
+export { type McpServeDefinition, type McpServeFlags, registerMcpServe } from "./builtin_mcp_serve.ts";
 export * from "./cancellation.ts";
 export * from "./command_error.ts";
 export * from "./contract.ts";
@@ -12,5 +13,6 @@ export * from "./envelope.ts";
 export * from "./exit_code.ts";
 export * from "./framework_flags.ts";
 export * from "./manifest.ts";
+export { type ManifestIssue, validateManifest } from "./manifest_validation.ts";
 export { CommandRegistry, mostSevere, type RegisteredCommand } from "./registry.ts";
 export { createTool, Tool, type ToolOptions } from "./tool.ts";

@@ -1,7 +1,8 @@
 import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from "./contract.ts";
 import { RegistrationError } from "./command_error.ts";
+import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "./exit_code.ts";
-import { RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { COMMAND_FRAMEWORK_FLAGS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PATH = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$/;
@@ -33,6 +34,31 @@ export const PROTOCOL_FORBIDDEN: ReadonlyArray<readonly [field: string, declared
 ];
 
 /**
+ * What the contract rules are checking: a command definition at registration (handlers, no framework
+ * flags), or a manifest entry (no handlers; the framework's flags and exit codes included, every field in
+ * its serialised form).
+ */
+type Subject = "definition" | "entry";
+
+type Fail = (field: string, problem: string) => never;
+
+type Check = (d: Record<string, unknown>, fail: Fail, subject: Subject) => void;
+
+// The contract rules, in the order registration applies them. Each check stops at its first broken rule;
+// registration stops at the first broken check, a manifest entry is held to every check.
+const CONTRACT_CHECKS: readonly Check[] = [
+  checkSummary,
+  (d, fail, subject) => checkExitCodes(d.exit_codes, fail, subject),
+  (d, fail, subject) => checkFlags(d.flags, fail, subject, d.stdout === "protocol"),
+  (d, fail, subject) => checkPositionals(d.positionals, d.flags, fail, subject),
+  checkStdoutProtocol,
+  checkMcp,
+  checkHandler,
+  checkOptionalShapes,
+  checkEntryShape,
+];
+
+/**
  * Checks a command declaration against every registration rule of SPEC §3 and REQ-C-032, throwing a
  * {@linkcode RegistrationError} that names the command and the field at the first broken rule.
  *
@@ -48,23 +74,56 @@ export function validateDefinition(path: string, definition: AnyCommandDefinitio
   if (!PATH.test(path)) fail("path", "must be dotted lowercase kebab-case words, e.g. 'notes.add'");
   if (typeof definition !== "object" || definition === null) fail("definition", "must be an object");
   const d = definition as unknown as Record<string, unknown>;
+  for (const check of CONTRACT_CHECKS) check(d, fail, "definition");
+}
 
+/**
+ * The rules a manifest entry breaks, checked the way registration checks a definition — so an entry this
+ * framework would have refused is refused here too, whatever language printed it. Every rule group is
+ * applied, so one entry can yield several errors; each names the command and the field.
+ *
+ * @example
+ * ```ts
+ * manifestEntryIssues("release.approve", { ...entry, mcp: true })[0]?.field; // "mcp"
+ * ```
+ */
+export function manifestEntryIssues(path: string, entry: unknown): RegistrationError[] {
+  const issues: RegistrationError[] = [];
+  const fail = (field: string, problem: string): never => {
+    throw new RegistrationError(path, field, problem);
+  };
+  const collect = (check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      issues.push(error);
+    }
+  };
+  collect(() => {
+    if (!PATH.test(path)) fail("path", "must be dotted lowercase kebab-case words, e.g. 'notes.add'");
+  });
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+    return [...issues, new RegistrationError(path, "entry", "must be an object")];
+  }
+  for (const check of CONTRACT_CHECKS) collect(() => check(entry as Record<string, unknown>, fail, "entry"));
+  return issues;
+}
+
+function checkSummary(d: Record<string, unknown>, fail: Fail): void {
   if (typeof d.description !== "string" || d.description.trim() === "") fail("description", "must be a non-empty string");
   if (!DANGER_LEVELS.has(d.danger_level as string)) fail("danger_level", "must be 'safe', 'mutating' or 'destructive'");
   if (!isStringArray(d.required_scopes)) fail("required_scopes", "must be an array of strings ([] when no auth)");
-  checkExitCodes(d.exit_codes, fail);
-  checkFlags(d.flags, fail);
-  checkPositionals(d.positionals, d.flags as Record<string, FlagSpec> | undefined, fail);
-  checkStdoutProtocol(d, fail);
-  // `undefined` counts as absent, as for every other optional field; only `true` (or junk) is refused.
-  if (d.mcp !== undefined && d.mcp !== false) fail("mcp", "may only be false (absent means the MCP server may offer it)");
-  checkHandler(d, fail);
-  checkOptionalShapes(d, fail);
 }
 
-type Fail = (field: string, problem: string) => never;
+function checkMcp(d: Record<string, unknown>, fail: Fail): void {
+  // `undefined` counts as absent, as for every other optional field; only `true` (or junk) is refused.
+  if (d.mcp !== undefined && d.mcp !== false) fail("mcp", "may only be false (absent means the MCP server may offer it)");
+}
 
-function checkExitCodes(table: unknown, fail: Fail): void {
+const EXIT_CODE_FIELDS = new Set(["name", "description", "retryable", "side_effects"]);
+
+function checkExitCodes(table: unknown, fail: Fail, subject: Subject): void {
   if (typeof table !== "object" || table === null || Array.isArray(table)) {
     fail("exit_codes", "is required: a map from exit code to {name, description, retryable, side_effects}");
   }
@@ -94,25 +153,34 @@ function checkExitCodes(table: unknown, fail: Fail): void {
     if (entry.retryable === true && entry.side_effects !== "none") {
       fail(`${field}.retryable`, "retryable: true requires side_effects: \"none\"");
     }
+    if (subject === "entry") checkKnownFields(entry, EXIT_CODE_FIELDS, field, fail);
   }
 }
 
-function checkFlags(flags: unknown, fail: Fail): void {
-  if (flags === undefined) return;
+const FLAG_FIELDS = new Set(["type", "description", "required", "default", "enum_values", "short"]);
+
+function checkFlags(flags: unknown, fail: Fail, subject: Subject, protocol: boolean): void {
+  if (flags === undefined) {
+    if (subject === "entry") fail("flags", "is required: a map of flag entries ({} when the command takes none)");
+    return;
+  }
   if (typeof flags !== "object" || flags === null || Array.isArray(flags)) fail("flags", "must be a map of flag specs");
   const shorts = new Set<string>();
   for (const [name, raw] of Object.entries(flags as Record<string, unknown>)) {
     const field = `flags.${name}`;
     if (!KEBAB.test(name)) fail(field, "flag names are lowercase kebab-case");
     if (name.startsWith("no-")) fail(field, "a flag may not start with 'no-': --no-<flag> negates booleans");
-    if (RESERVED_FLAG_NAMES.has(name)) fail(field, `--${name} is a framework flag`);
+    checkFlagName(name, field, fail, subject, protocol);
     if (typeof raw !== "object" || raw === null) fail(field, "must be an object");
     const spec = raw as Record<string, unknown>;
     if (!FLAG_TYPES.has(spec.type as FlagType)) {
       fail(`${field}.type`, "must be string, integer, number, boolean, array or enum");
     }
     if (typeof spec.description !== "string" || spec.description === "") fail(`${field}.description`, "is required");
-    if (spec.required !== undefined && typeof spec.required !== "boolean") fail(`${field}.required`, "must be a boolean");
+    // A manifest entry always states `required`; a definition may leave it out.
+    if ((spec.required !== undefined || subject === "entry") && typeof spec.required !== "boolean") {
+      fail(`${field}.required`, "must be a boolean");
+    }
     if (spec.type === "enum" && (!isStringArray(spec.enum_values) || spec.enum_values.length === 0)) {
       fail(`${field}.enum_values`, "an enum flag needs a non-empty list of strings");
     }
@@ -128,6 +196,23 @@ function checkFlags(flags: unknown, fail: Fail): void {
       if (shorts.has(spec.short as string)) fail(`${field}.short`, `-${String(spec.short)} is used twice`);
       shorts.add(spec.short as string);
     }
+    if (subject === "entry") checkKnownFields(spec, FLAG_FIELDS, field, fail);
+  }
+}
+
+/**
+ * A definition may use no framework flag name; a manifest entry lists the framework's per-command flags
+ * (`--dry-run`, …) with the command's own, but never a global flag, and a protocol command takes none of them
+ * (REQ-C-032).
+ */
+function checkFlagName(name: string, field: string, fail: Fail, subject: Subject, protocol: boolean): void {
+  if (subject === "definition") {
+    if (RESERVED_FLAG_NAMES.has(name)) fail(field, `--${name} is a framework flag`);
+    return;
+  }
+  if (Object.hasOwn(GLOBAL_FLAGS, name)) fail(field, `--${name} is a global flag; the manifest does not list it per command`);
+  if (protocol && Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)) {
+    fail(field, `a protocol command does not accept --${name} (REQ-C-032)`);
   }
 }
 
@@ -149,11 +234,14 @@ function defaultFits(spec: FlagSpec): boolean {
   }
 }
 
-function checkPositionals(positionals: unknown, flags: Record<string, FlagSpec> | undefined, fail: Fail): void {
+const POSITIONAL_FIELDS = new Set(["name", "description", "type", "required", "variadic"]);
+
+function checkPositionals(positionals: unknown, flags: unknown, fail: Fail, subject: Subject): void {
   if (positionals === undefined) return;
   if (!Array.isArray(positionals)) fail("positionals", "must be an array");
   const seen = new Set<string>();
   let optionalSeen = false;
+  const last = (positionals as unknown[]).length - 1;
   (positionals as PositionalSpec[]).forEach((spec, index) => {
     const field = `positionals.${index}`;
     if (typeof spec?.name !== "string" || !IDENTIFIER.test(spec.name)) {
@@ -162,13 +250,20 @@ function checkPositionals(positionals: unknown, flags: Record<string, FlagSpec> 
     if (seen.has(spec.name)) fail(`${field}.name`, `'${spec.name}' is used twice`);
     seen.add(spec.name);
     const asFlag = spec.name.replaceAll("_", "-");
-    if (flags !== undefined && Object.hasOwn(flags, asFlag)) fail(`${field}.name`, `'${spec.name}' is also a flag`);
+    if (isRecord(flags) && Object.hasOwn(flags, asFlag)) fail(`${field}.name`, `'${spec.name}' is also a flag`);
     if (typeof spec.description !== "string" || spec.description === "") fail(`${field}.description`, "is required");
-    if (spec.type !== undefined && !["string", "integer", "number"].includes(spec.type)) {
+    // A manifest entry always states `type` and `required`; a definition may leave them to their defaults.
+    if ((spec.type !== undefined || subject === "entry") && !["string", "integer", "number"].includes(spec.type as string)) {
       fail(`${field}.type`, "must be string, integer or number");
+    }
+    if (subject === "entry" && typeof spec.required !== "boolean") fail(`${field}.required`, "must be a boolean");
+    if (spec.variadic !== undefined && typeof spec.variadic !== "boolean") fail(`${field}.variadic`, "must be a boolean");
+    if (spec.variadic === true && index !== last) {
+      fail(`${field}.variadic`, "only the last positional may be variadic: it takes every remaining argument");
     }
     if (spec.required === false) optionalSeen = true;
     else if (optionalSeen) fail(`${field}.required`, "a required positional cannot follow an optional one");
+    if (subject === "entry") checkKnownFields(spec as unknown as Record<string, unknown>, POSITIONAL_FIELDS, field, fail);
   });
 }
 
@@ -189,7 +284,9 @@ function checkStdoutProtocol(d: Record<string, unknown>, fail: Fail): void {
   }
 }
 
-function checkHandler(d: Record<string, unknown>, fail: Fail): void {
+function checkHandler(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  // A manifest entry is data: its handlers stayed behind in the program that printed it.
+  if (subject === "entry") return;
   if (d.stdout === "protocol") {
     if (typeof d.serve !== "function") fail("serve", "a protocol command needs a serve(ctx) handler");
     if (d.run !== undefined) fail("run", "a protocol command serves; it has no run handler");
@@ -199,7 +296,7 @@ function checkHandler(d: Record<string, unknown>, fail: Fail): void {
   if (d.serve !== undefined) fail("serve", "only protocol commands (stdout: \"protocol\") serve");
 }
 
-function checkOptionalShapes(d: Record<string, unknown>, fail: Fail): void {
+function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
   if (d.aliases !== undefined && (!isStringArray(d.aliases) || !d.aliases.every((a) => KEBAB.test(a)))) {
     fail("aliases", "must be lowercase kebab-case words");
   }
@@ -208,7 +305,8 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail): void {
       d.examples.every((e) => typeof e?.description === "string" && typeof e?.command === "string");
     if (!ok) fail("examples", "must be a list of {description, command}");
   }
-  if (d.timeout_seconds !== undefined && !(typeof d.timeout_seconds === "number" && d.timeout_seconds >= 0)) {
+  // A run-time setting of the definition; the manifest does not carry it.
+  if (subject === "definition" && d.timeout_seconds !== undefined && !(typeof d.timeout_seconds === "number" && d.timeout_seconds >= 0)) {
     fail("timeout_seconds", "must be a number of seconds >= 0");
   }
   if (d.arguments !== undefined && d.arguments !== "passthrough") fail("arguments", "may only be \"passthrough\"");
@@ -253,6 +351,31 @@ function checkStdinShape(stdin: unknown, fail: Fail): void {
   if (spec.max_bytes !== undefined && !(Number.isSafeInteger(spec.max_bytes) && (spec.max_bytes as number) > 0)) {
     fail("stdin.max_bytes", "must be a whole number of bytes > 0");
   }
+}
+
+const ENTRY_FIELDS = new Set<string>([...CONTRACT_FIELDS, "flags", "positionals", "exit_codes", "requires_confirmation", "subcommands"]);
+
+/** What only a manifest entry has: the fields the framework adds, and no field it does not know. */
+function checkEntryShape(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  if (subject === "definition") return;
+  checkKnownFields(d, ENTRY_FIELDS, "", fail);
+  if (d.requires_confirmation !== undefined) {
+    if (d.requires_confirmation !== true) fail("requires_confirmation", "may only be true");
+    if (d.danger_level !== "destructive") fail("requires_confirmation", "only a destructive command requires confirmation");
+    if (d.stdout === "protocol") fail("requires_confirmation", "a protocol command confirms inside the protocol (REQ-C-032)");
+  }
+  if (d.subcommands !== undefined && !(isStringArray(d.subcommands) && d.subcommands.every((path) => PATH.test(path)))) {
+    fail("subcommands", "must be a list of dotted command paths");
+  }
+}
+
+function checkKnownFields(value: Record<string, unknown>, known: ReadonlySet<string>, prefix: string, fail: Fail): void {
+  const unknown = Object.keys(value).find((key) => !known.has(key));
+  if (unknown !== undefined) fail(prefix === "" ? unknown : `${prefix}.${unknown}`, `is not a field of the manifest format`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -24,24 +24,31 @@ export interface ToolOptions {
   envPrefix?: string;
   /** Directory of the idempotency store, from the environment. @default `$XDG_STATE_HOME/<name>/idempotency` */
   stateDir?: (env: (name: string) => string | undefined) => string;
+  /**
+   * Built-in commands the tool registers itself instead, at the same path — `mcp.serve` through
+   * {@linkcode registerMcpServe}, say, to serve more than the tool's own commands. Every tool keeps the
+   * built-in `manifest`. @default []
+   */
+  replaceBuiltins?: readonly "mcp.serve"[];
 }
 
 /** A hook that registers a built-in command on every tool; see {@linkcode registerBuiltin}. */
 export type BuiltinInstaller = (tool: Tool) => void;
 
-const builtins: BuiltinInstaller[] = [];
+const builtins = new Map<string, BuiltinInstaller>();
 
 /**
- * Adds a built-in command to every tool created afterwards (`manifest` and `mcp.serve` use it). For
- * framework modules, not for tool authors.
+ * Adds the built-in command at `path` to every tool created afterwards (`manifest` and `mcp.serve` use it),
+ * unless the tool replaces it ({@linkcode ToolOptions.replaceBuiltins}). For framework modules, not for tool
+ * authors.
  *
  * @example
  * ```ts
- * registerBuiltin((tool) => tool.command("doctor", doctorDefinition));
+ * registerBuiltin("doctor", (tool) => tool.command("doctor", doctorDefinition));
  * ```
  */
-export function registerBuiltin(installer: BuiltinInstaller): void {
-  builtins.push(installer);
+export function registerBuiltin(path: string, installer: BuiltinInstaller): void {
+  builtins.set(path, installer);
 }
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -76,7 +83,8 @@ export class Tool {
     this.envPrefix = options.envPrefix ?? options.name.toUpperCase().replaceAll("-", "_");
     this.timeoutSeconds = options.timeoutSeconds ?? 60;
     this.#stateDir = options.stateDir;
-    for (const install of builtins) install(this);
+    const replaced = new Set<string>(options.replaceBuiltins ?? []);
+    for (const [path, install] of builtins) if (!replaced.has(path)) install(this);
   }
 
   /**

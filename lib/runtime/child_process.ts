@@ -5,10 +5,12 @@ import { SIGNAL_NUMBERS } from "./process.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
 export interface ChildExit {
-  /** The exit code; 128+N when the child died by signal N. */
+  /** The exit code; 128+N when the child died by signal N; 127 (126) when it could not be started. */
   code: number;
   /** The signal that ended the child, if any. */
   signal: string | null;
+  /** Why the program could not be started at all (`ENOENT`, `EACCES`, …); absent once it ran. */
+  spawnError?: string;
 }
 
 /** Options for {@linkcode spawnChild}. */
@@ -61,7 +63,10 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     detached: process.platform !== "win32",
   });
   const exited = new Promise<ChildExit>((resolve) => {
-    node.once("error", () => resolve({ code: 127, signal: null }));
+    node.once("error", (error: Error & { code?: string }) => {
+      // The shell's conventions: 127 for a program that is not there, 126 for one that cannot run.
+      resolve({ code: error.code === "EACCES" ? 126 : 127, signal: null, spawnError: error.code ?? error.message });
+    });
     node.once("close", (code, signal) => {
       resolve({ code: code ?? 128 + (SIGNUMS[signal ?? ""] ?? 0), signal: code === null ? signal : null });
     });
@@ -69,8 +74,8 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   const child: ChildProcess = {
     pid: node.pid ?? -1,
     stdin: node.stdin ? (Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>) : null,
-    stdout: Readable.toWeb(node.stdout!) as unknown as ReadableStream<Uint8Array>,
-    stderr: Readable.toWeb(node.stderr!) as unknown as ReadableStream<Uint8Array>,
+    stdout: endOnError(node.stdout!),
+    stderr: endOnError(node.stderr!),
     exited,
     kill(signal = "SIGTERM") {
       if (node.pid === undefined || node.exitCode !== null || node.signalCode !== null) return;
@@ -85,6 +90,27 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   liveChildren.add(child);
   void exited.then(() => liveChildren.delete(child));
   return child;
+}
+
+/**
+ * A child's output pipe as a Web stream that ends instead of failing: Deno tears down the pipes of a child
+ * that never started with an AbortError, Node ends them. Either way the pipe has nothing more to give, and
+ * the child's exit says why.
+ */
+function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
+  const source = (Readable.toWeb(pipe) as unknown as ReadableStream<Uint8Array>).getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await source.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch {
+        controller.close();
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
 }
 
 /**

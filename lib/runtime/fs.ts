@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { homedir } from "node:os";
 
@@ -49,6 +49,22 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
  */
 export async function ensureDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Whether a path names an existing directory.
+ *
+ * @example
+ * ```ts
+ * if (!(await isDirectory("/srv/app"))) console.error("no such directory");
+ * ```
+ */
+export async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -63,6 +63,18 @@ describe("manifest schema: the real manifests pass", () => {
     assertValidManifest(await notes());
   });
 
+  it("the toolwire binary's manifest validates, variadic positional included", async () => {
+    const manifest = (await spawnManifest(programArgv("cmd/toolwire.ts"))).data;
+    assertValidManifest(manifest);
+    assert.equal(manifest.commands.check.positionals.at(-1).variadic, true);
+  });
+
+  it("a failure envelope may carry data: toolwire check's report", async () => {
+    const result = await run([...programArgv("cmd/toolwire.ts"), "--format", "json", "check", "--", "/nonexistent/cli"]);
+    assert.notEqual(result.code, 0);
+    assertValidEnvelope(onlyEnvelope(result.stdout));
+  });
+
   it("the lab fixture's manifest validates, protocol command included", async () => {
     const manifest = await lab();
     assertValidManifest(manifest);

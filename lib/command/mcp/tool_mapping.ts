@@ -1,7 +1,7 @@
 import type { McpTool } from "../../protocol/mcp/mod.ts";
 import type { FlagSpec } from "../contract.ts";
 import { coerceJson, type InputIssue, quote } from "../input_values.ts";
-import type { CommandEntry, FlagEntry } from "../manifest.ts";
+import type { CommandEntry, FlagEntry, PositionalEntry } from "../manifest.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
 const FRAMEWORK_ARGUMENTS: Readonly<Record<string, string>> = {
@@ -87,7 +87,7 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
     if (spec.required) required.push(name);
   }
   for (const positional of entry.positionals ?? []) {
-    properties[positional.name] = { type: positional.type, description: positional.description };
+    properties[positional.name] = positionalSchema(positional);
     if (positional.required) required.push(positional.name);
   }
   const destructive = entry.danger_level === "destructive";
@@ -106,6 +106,17 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
       idempotentHint: entry.idempotent ?? entry.danger_level === "safe",
       openWorldHint: entry.has_network_io ?? false,
     },
+  };
+}
+
+function positionalSchema(positional: PositionalEntry): Record<string, unknown> {
+  if (positional.variadic !== true) return { type: positional.type, description: positional.description };
+  // A variadic positional takes the rest of the command line: over MCP, one array of its type.
+  return {
+    type: "array",
+    items: { type: positional.type },
+    ...(positional.required ? { minItems: 1 } : {}),
+    description: positional.description,
   };
 }
 

@@ -1,0 +1,113 @@
+/**
+ * What `toolwire check` verifies: each acceptance criterion of REQ-C-032 that can be observed from outside a
+ * CLI, plus the envelope and exit-code basics the criteria rest on — and the ledger that turns observations
+ * into one pass/fail/skip per criterion, with its evidence.
+ */
+
+/** The verdict on one criterion: `skip` when nothing observable applied (no protocol command, say). */
+export type CriterionStatus = "pass" | "fail" | "skip";
+
+/** One line of the report. */
+export interface CriterionResult {
+  /** A stable identifier; `acNN-…` ids follow the order of REQ-C-032's acceptance criteria. */
+  id: string;
+  /** What is checked. */
+  criterion: string;
+  status: CriterionStatus;
+  /** What was observed: every failure first, then what passed or why it was skipped. */
+  evidence: string;
+}
+
+/** Every criterion, in report order. */
+export const CRITERIA = [
+  ["manifest-envelope", "`<cli> --format json manifest` exits 0 with exactly one line on stdout: an envelope with ok: true (REQ-O-041, REQ-F-004)"],
+  ["manifest-schema", "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals (REQ-O-041)"],
+  ["ac01-stdout-protocol-fields", "The manifest shows stdout: \"protocol\" and a kebab-case protocol name on every protocol server command, and neither field on any other command"],
+  ["ac02-pairing", "No command declares stdout: \"protocol\" without protocol, or protocol without stdout: \"protocol\" (what registration must refuse, as the manifest shows it)"],
+  ["ac03-forbidden-fields", "No protocol command declares a field that does not combine with it (passthrough, child_log, stdin, interactive, output_*, async, background, confirm_flag, safe_default …)"],
+  ["ac04-invalid-flag", "On a protocol command an invalid flag exits 2 with stdout empty, and in JSON mode the last stderr line is an envelope with error.code ARG_ERROR"],
+  ["ac05-prepare-failure", "A failure while preparing to serve exits with a declared code, writes nothing to stdout, and ends stderr with the envelope"],
+  ["ac06-help", "`<cli> <cmd> --help` prints help to stdout and exits 0 without reading stdin (stdin is left open)"],
+  ["ac07-stdout-purity", "Once serving begins every stdout byte is a protocol message: the first stdout line answers the client's first request"],
+  ["ac08-malformed-request", "A malformed request is answered with a protocol error (-32700) and the server keeps serving"],
+  ["ac09-stdin-eof", "Closing the server's stdin ends it with exit 0 and no envelope on stderr"],
+  ["ac10-sigterm", "SIGTERM while serving ends the server with 143, and in JSON mode the last stderr line is an envelope"],
+  ["ac11-idle-not-killed", "A server idle past its --timeout after serving began is not ended by the framework"],
+  ["ac12-framework-flags-refused", "A protocol command refuses --idempotency-key, --dry-run, --output and --confirm-destructive (exit 2, stdout empty)"],
+  ["ac13-one-envelope", "A command without stdout: \"protocol\" prints, with --format json, exactly one line on stdout: an envelope with exactly ok, data, error, warnings, meta (REQ-F-004, REQ-F-006)"],
+  ["ac13-ok-exit-code", "ok is true exactly when the exit code is 0, and meta.exit_code is the process's exit code (REQ-F-004)"],
+  ["ac13-declared-exit-codes", "Every exit code observed is in the command's declared exit_codes (REQ-C-001)"],
+  ["ac13-invalid-flag", "On a command without stdout: \"protocol\" an invalid flag exits 2 with error.code ARG_ERROR (REQ-F-002, REQ-C-006)"],
+  ["ac13-idempotency-key", "Mutating and destructive commands without stdout: \"protocol\" declare --idempotency-key (REQ-C-007)"],
+  ["ac14-mcp-false-shown", "The manifest shows mcp: false on every command the tool's MCP server leaves out, and no mcp field on any other command"],
+  ["ac15-mcp-false-refused", "`mcp serve` lists no command marked mcp: false, and a call naming one is answered with a protocol error, not run"],
+  ["ac16-no-mcp-true", "No command carries mcp: true, which fails validation against the manifest schema"],
+] as const;
+
+/** The identifier of a criterion. */
+export type CriterionId = (typeof CRITERIA)[number][0];
+
+interface Observation {
+  status: CriterionStatus;
+  note: string;
+}
+
+const MAX_NOTES = 6;
+
+function capped(notes: string[], max: number, verb: string): string[] {
+  return notes.length <= max ? notes : [...notes.slice(0, max), `${notes.length - max} more ${verb}`];
+}
+
+/**
+ * Collects observations per criterion. A criterion fails when any observation failed, passes when at least
+ * one passed and none failed, and is skipped when nothing applied.
+ *
+ * @example
+ * ```ts
+ * const ledger = new Ledger();
+ * ledger.fail("ac04-invalid-flag", "mcp serve: exit 1, expected 2");
+ * ledger.results().find((r) => r.id === "ac04-invalid-flag")?.status; // "fail"
+ * ```
+ */
+export class Ledger {
+  readonly #observations = new Map<CriterionId, Observation[]>();
+
+  /** Records that a criterion held for something. */
+  pass(id: CriterionId, note: string): void {
+    this.#add(id, "pass", note);
+  }
+
+  /** Records that a criterion was broken, and how. */
+  fail(id: CriterionId, note: string): void {
+    this.#add(id, "fail", note);
+  }
+
+  /** Records why a criterion could not be observed. */
+  skip(id: CriterionId, note: string): void {
+    this.#add(id, "skip", note);
+  }
+
+  /** Records a pass or a failure. */
+  record(id: CriterionId, ok: boolean, note: string): void {
+    this.#add(id, ok ? "pass" : "fail", note);
+  }
+
+  /** One result per criterion, in report order. */
+  results(): CriterionResult[] {
+    return CRITERIA.map(([id, criterion]) => {
+      const observations = this.#observations.get(id) ?? [];
+      const notes = (status: CriterionStatus) => observations.filter((o) => o.status === status).map((o) => o.note);
+      const [failed, passed, skipped] = [notes("fail"), notes("pass"), notes("skip")];
+      const status: CriterionStatus = failed.length > 0 ? "fail" : passed.length > 0 ? "pass" : "skip";
+      // Every failure is shown; what passed is summarised once it gets long.
+      const evidence = [...failed, ...capped(passed, MAX_NOTES, "passed"), ...capped(skipped, MAX_NOTES, "skipped")];
+      return { id, criterion, status, evidence: evidence.length === 0 ? "nothing to observe" : evidence.join("; ") };
+    });
+  }
+
+  #add(id: CriterionId, status: CriterionStatus, note: string): void {
+    const list = this.#observations.get(id) ?? [];
+    list.push({ status, note });
+    this.#observations.set(id, list);
+  }
+}

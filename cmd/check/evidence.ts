@@ -1,0 +1,57 @@
+/**
+ * Reading what a probe printed, and saying it briefly in a report's evidence.
+ */
+import type { ChildRun } from "../../lib/command/child_run.ts";
+
+/**
+ * How a probe ended, in a few words.
+ *
+ * @example
+ * ```ts
+ * outcome(run); // "exit 2" or "did not exit in time"
+ * ```
+ */
+export function outcome(run: ChildRun): string {
+  return run.ending === "timeout" ? "did not exit in time" : `exit ${run.exit.code}`;
+}
+
+/**
+ * The lines of a text that hold something.
+ *
+ * @example
+ * ```ts
+ * nonEmptyLines("a\n\nb\n"); // ["a", "b"]
+ * ```
+ */
+export function nonEmptyLines(text: string): string[] {
+  return text.split("\n").filter((line) => line.trim() !== "");
+}
+
+/**
+ * A text as JSON, or `undefined` when it is not JSON.
+ *
+ * @example
+ * ```ts
+ * parseJson("{}"); // {}
+ * parseJson("hello"); // undefined
+ * ```
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A text cut to fit in one line of evidence.
+ *
+ * @example
+ * ```ts
+ * clip("x".repeat(200)).length; // 120
+ * ```
+ */
+export function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

@@ -1,0 +1,123 @@
+/**
+ * Runs every criterion of {@linkcode CRITERIA} against a CLI from outside, the way an agent meets it: its
+ * manifest, then each command with `--help` and with an invalid flag, then each protocol server in a live
+ * session. Nothing here can change the CLI's state: ordinary commands only ever get `--help` or a flag
+ * that must be refused before anything runs, a call naming an `mcp: false` tool carries an argument no
+ * command takes, and every probe has a time limit after which its process group is killed.
+ */
+import { runChild } from "../../lib/command/child_run.ts";
+import { CommandError } from "../../lib/command/command_error.ts";
+import { quoteCommandLine } from "../../lib/command/command_line.ts";
+import { ExitCode } from "../../lib/command/exit_code.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/framework_flags.ts";
+import { checkFrameworkFlagRefused, checkHelp, checkOrdinaryInvalidFlag, checkProtocolInvalidFlag, INVALID_FLAG } from "./command_checks.ts";
+import { type CriterionResult, Ledger } from "./criteria.ts";
+import { checkManifest } from "./manifest_checks.ts";
+import { checkMcpToolList, checkServer } from "./server_checks.ts";
+import { isProtocol, show } from "./subject.ts";
+
+/** Options of {@linkcode runChecks}. */
+export interface CheckOptions {
+  /** Milliseconds each probe may take before its process group is killed. */
+  probeTimeoutMs: number;
+  /** Ends the run early (a signal); running probes are killed. */
+  signal: AbortSignal;
+}
+
+/** The outcome of {@linkcode runChecks}: plain data, the `data` of `toolwire check`'s envelope. */
+export type CheckReport = {
+  /** The CLI checked, as one command line. */
+  cli: string;
+  /** How many criteria passed, failed, and were skipped. */
+  summary: { passed: number; failed: number; skipped: number };
+  /** Every criterion, in report order. */
+  criteria: CriterionResult[];
+};
+
+/** Probes run at once against ordinary commands. */
+const CONCURRENCY = 4;
+const STDERR_KEPT_BYTES = 64 * 1024;
+
+/**
+ * Checks a CLI against the criteria and returns the report. Throws a NOT_FOUND {@linkcode CommandError} when
+ * the CLI cannot be started at all; everything else — even a CLI without a manifest — is a report.
+ *
+ * @example
+ * ```ts
+ * const report = await runChecks(["python3", "tool.py"], { probeTimeoutMs: 10_000, signal });
+ * report.summary.failed; // 0 when the CLI conforms
+ * ```
+ */
+export async function runChecks(cli: readonly string[], options: CheckOptions): Promise<CheckReport> {
+  const ledger = new Ledger();
+  const probe = (argv: readonly string[], stdin: "null" | "open" = "null") =>
+    runChild([...cli, ...argv], { timeoutMs: options.probeTimeoutMs, signal: options.signal, stdin, maxStderrBytes: STDERR_KEPT_BYTES })
+      .then((run) => {
+        if (run.ending === "cancelled") throw options.signal.reason;
+        return run;
+      });
+
+  const manifestRun = await probe(["--format", "json", "manifest"]);
+  if (manifestRun.exit.spawnError !== undefined) {
+    throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${cli[0]}' (${manifestRun.exit.spawnError})`, {
+      suggestion: "name the CLI after --: toolwire check -- <program> [arguments…]",
+    });
+  }
+  const commands = checkManifest(ledger, manifestRun);
+  if (commands === undefined) return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
+
+  const runnable = commands.filter((command) => {
+    if (command.entry.arguments !== "passthrough") return true;
+    ledger.skip("ac06-help", `${show(command)}: passthrough, its arguments belong to another tool`);
+    return false;
+  });
+  // Probes run a few at a time; their observations are recorded in manifest order, so reports are stable.
+  const probed = await mapLimited(runnable, CONCURRENCY, async (command) => ({
+    help: await probe([...command.words, "--help"], "open"),
+    refused: await probe(["--format", "json", ...command.words, INVALID_FLAG]),
+  }));
+  runnable.forEach((command, index) => {
+    const { help, refused } = probed[index]!;
+    checkHelp(ledger, command, help);
+    if (isProtocol(command)) checkProtocolInvalidFlag(ledger, command, refused);
+    else checkOrdinaryInvalidFlag(ledger, command, refused);
+  });
+  const servers = runnable.filter(isProtocol);
+  const withFlags = servers.flatMap((command) => Object.keys(COMMAND_FRAMEWORK_FLAGS).map((flag) => ({ command, flag })));
+  const flagged = await mapLimited(withFlags, CONCURRENCY, ({ command, flag }) => {
+    const value = flag === "dry-run" || flag === "confirm-destructive" ? "" : "=toolwire-check";
+    return probe(["--format", "json", ...command.words, `--${flag}${value}`]);
+  });
+  withFlags.forEach(({ command, flag }, index) => checkFrameworkFlagRefused(ledger, command, flag, flagged[index]!));
+  for (const command of servers) await checkServer(ledger, cli, command, options);
+  if (servers.length === 0) {
+    for (const id of ["ac04-invalid-flag", "ac07-stdout-purity", "ac08-malformed-request", "ac09-stdin-eof", "ac10-sigterm", "ac11-idle-not-killed", "ac12-framework-flags-refused"] as const) {
+      ledger.skip(id, "the CLI has no protocol command");
+    }
+  }
+  ledger.skip("ac05-prepare-failure", "making a server fail while it prepares needs a trigger specific to the CLI; not observable from outside");
+  await checkMcpToolList(ledger, cli, commands, options);
+  return report(cli, ledger);
+}
+
+function report(cli: readonly string[], ledger: Ledger, missing?: string): CheckReport {
+  const criteria = ledger.results().map((result) =>
+    missing !== undefined && result.status === "skip" && result.evidence === "nothing to observe" ? { ...result, evidence: missing } : result
+  );
+  const count = (status: string) => criteria.filter((result) => result.status === status).length;
+  return { cli: quoteCommandLine(cli), summary: { passed: count("pass"), failed: count("fail"), skipped: count("skip") }, criteria };
+}
+
+/** `work` on every item, at most `limit` at once; the results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

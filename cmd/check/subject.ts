@@ -1,0 +1,79 @@
+/**
+ * The CLI under check as its manifest describes it: its commands, and how the report names them.
+ */
+
+/** A manifest entry as read from another program: checked field by field before any use. */
+export type Entry = Record<string, unknown>;
+
+/** One command of the CLI under check. */
+export interface CheckedCommand {
+  /** The dotted path, the manifest's key. */
+  path: string;
+  /** The command words that run it. */
+  words: string[];
+  /** Its manifest entry. */
+  entry: Entry;
+}
+
+/**
+ * The commands of a manifest's `commands` map whose entry is at least an object.
+ *
+ * @example
+ * ```ts
+ * commandsOf({ "mcp.serve": { stdout: "protocol" } })[0]?.words; // ["mcp", "serve"]
+ * ```
+ */
+export function commandsOf(commands: Record<string, unknown>): CheckedCommand[] {
+  return Object.entries(commands)
+    .filter((pair): pair is [string, Entry] => isRecord(pair[1]))
+    .map(([path, entry]) => ({ path, words: path.split("."), entry }));
+}
+
+/**
+ * Whether a command declares itself a protocol server (`stdout: "protocol"`).
+ *
+ * @example
+ * ```ts
+ * isProtocol({ path: "lsp", words: ["lsp"], entry: { stdout: "protocol" } }); // true
+ * ```
+ */
+export function isProtocol(command: CheckedCommand): boolean {
+  return command.entry.stdout === "protocol";
+}
+
+/**
+ * A command as the report names it: its words.
+ *
+ * @example
+ * ```ts
+ * show({ path: "mcp.serve", words: ["mcp", "serve"], entry: {} }); // "mcp serve"
+ * ```
+ */
+export function show(command: CheckedCommand): string {
+  return command.words.join(" ");
+}
+
+/**
+ * The MCP tool name a manifest-built server gives a command: dots become underscores.
+ *
+ * @example
+ * ```ts
+ * toolName("store.put"); // "store_put"
+ * ```
+ */
+export function toolName(path: string): string {
+  return path.replaceAll(".", "_");
+}
+
+/**
+ * Whether a value is a JSON object.
+ *
+ * @example
+ * ```ts
+ * isRecord({}); // true
+ * isRecord([]); // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+/**
+ * `toolwire`: the binary, built with the library itself.
+ *
+ *   toolwire manifest                                  its own contract
+ *   toolwire mcp serve --exec "python3 tools/cli.py"   any manifest-printing CLI as an MCP server
+ *   toolwire check -- python3 tools/cli.py             any CLI against REQ-C-032, from outside
+ */
+import { createTool, registerMcpServe } from "../mod.ts";
+import { FRAMEWORK_VERSION } from "../lib/version.ts";
+import { registerCheck } from "./check/check_command.ts";
+import { withExec } from "./mcp_serve_exec.ts";
+
+const tool = createTool({
+  name: "toolwire",
+  version: FRAMEWORK_VERSION,
+  description: "Serve any manifest-printing CLI over MCP, and check any CLI against the protocol-command contract",
+  replaceBuiltins: ["mcp.serve"],
+});
+registerMcpServe(tool, withExec);
+registerCheck(tool);
+
+await tool.main();

@@ -1,0 +1,110 @@
+import { Cancellation } from "../cancellation.ts";
+import { lastLine, runChild, textTail } from "../child_run.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
+import { readEnvelope } from "../envelope_validation.ts";
+import { cancelledError, confirmationRequiredError } from "../executor.ts";
+import { ExitCode } from "../exit_code.ts";
+import type { Manifest } from "../manifest.ts";
+import { callArgv } from "./call_argv.ts";
+import { argumentErrorEnvelope } from "./envelope_result.ts";
+import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
+import { argumentName, type ServeFilter } from "./tool_mapping.ts";
+
+/** The CLI an exec catalog runs, and how. */
+export interface ExecTarget {
+  /** The program and its leading arguments, as split from `--exec`. */
+  argv: readonly string[];
+  /** Working directory of every call. @default the server's */
+  cwd?: string;
+  /** Milliseconds a call may run before its process group is stopped with TIMEOUT; 0 = no limit. */
+  callTimeoutMs: number;
+}
+
+/**
+ * The commands of another program's manifest as MCP tools (`toolwire mcp serve --exec`): the same tool list,
+ * argument checks and confirmation as a tool's own `mcp serve`, with each call run as a child process
+ * `<cli> --format json <words> <flags…> -- <positionals…>` (see {@linkcode callArgv}) — no shell, empty stdin,
+ * its own process group, stopped on the call's time limit (TIMEOUT), on cancellation, and when the server
+ * exits. The last stdout line, when it is a valid envelope, is the result; anything else is a GENERAL_ERROR
+ * envelope with the exit code and the tails of stdout and stderr. Each stderr line is passed to the client
+ * as a log message. The bridge does not rely on the CLI to guard a destructive command: an unconfirmed call
+ * runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED with that preview.
+ *
+ * @example
+ * ```ts
+ * const catalog = await execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
+ * await serveMcp(io, { serverInfo, catalog });
+ * ```
+ */
+export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
+  return ManifestCatalog.create(manifest.commands, filter, (call) => execute(target, call));
+}
+
+async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseEnvelope> {
+  const startedAt = performance.now();
+  if (call.entry.danger_level === "destructive" && !call.dryRun && !call.confirmed) {
+    const preview = await execute(target, { ...call, dryRun: true });
+    if (!preview.ok) return preview;
+    return makeEnvelope({
+      exitCode: ExitCode.ARG_ERROR,
+      error: confirmationRequiredError(call.path, preview.data),
+      warnings: preview.warnings,
+      startedAt,
+    });
+  }
+  // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
+  const withNul = nulArgument(call);
+  if (withNul !== undefined) {
+    return argumentErrorEnvelope([{ field: withNul, message: `${withNul} contains a NUL character, which a command line cannot carry` }], startedAt);
+  }
+  const run = await runChild(callArgv(target.argv, call), {
+    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    timeoutMs: target.callTimeoutMs,
+    signal: call.context.signal,
+    onStderrLine: (line) => call.context.log("info", line),
+  });
+  const words = call.path.replaceAll(".", " ");
+  if (run.ending === "timeout") {
+    return makeEnvelope({
+      exitCode: ExitCode.TIMEOUT,
+      error: {
+        code: "TIMEOUT",
+        message: `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`,
+        retryable: call.entry.exit_codes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
+        phase: "execution",
+        suggestion: "narrow the request, or restart the server with a longer --call-timeout",
+      },
+      startedAt,
+    });
+  }
+  if (run.ending === "cancelled") {
+    const cancellation = new Cancellation();
+    return makeEnvelope({ exitCode: cancellation.exitCode, error: cancelledError(cancellation), startedAt });
+  }
+  const read = readEnvelope(lastLine(run.stdout));
+  if ("envelope" in read) return read.envelope;
+  const started = run.exit.spawnError === undefined;
+  return makeEnvelope({
+    exitCode: ExitCode.GENERAL_ERROR,
+    error: {
+      code: "GENERAL_ERROR",
+      message: started
+        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})`
+        : `${words}: the program '${target.argv[0]}' could not be started (${run.exit.spawnError})`,
+      retryable: false,
+      phase: "execution",
+      exit_code: run.exit.code,
+      ...(run.exit.signal === null ? {} : { signal: run.exit.signal }),
+      stdout_tail: textTail(run.stdout),
+      stderr_tail: run.stderrTail,
+    },
+    startedAt,
+  });
+}
+
+function nulArgument(call: CatalogCall): string | undefined {
+  const hasNul = (value: unknown) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
+  for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
+  for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;
+  return hasNul(call.idempotencyKey) ? "idempotency_key" : undefined;
+}

@@ -1,0 +1,62 @@
+import { isDirectory } from "../../runtime/mod.ts";
+import { lastLine, runChild, textTail } from "../child_run.ts";
+import { CommandError } from "../command_error.ts";
+import { quoteCommandLine } from "../command_line.ts";
+import { readEnvelope } from "../envelope_validation.ts";
+import { ExitCode } from "../exit_code.ts";
+import type { Manifest } from "../manifest.ts";
+import { validateManifest } from "../manifest_validation.ts";
+import type { ExecTarget } from "./exec_catalog.ts";
+
+/** Another program's manifest: `tool` is toolwire's addition to the format, so it may be missing. */
+export type ExecManifest = Omit<Manifest, "tool"> & { tool?: Manifest["tool"] };
+
+/**
+ * Reads and checks another program's manifest: runs `<cli> --format json manifest` (no shell, empty stdin,
+ * in `target.cwd`), takes the last stdout line as an envelope and validates its data with
+ * {@linkcode validateManifest}. Fails with a {@linkcode CommandError}: NOT_FOUND when the program or the
+ * working directory is not there, PRECONDITION when the program runs but prints no valid manifest — each with
+ * what was wrong and what the program wrote to stderr. `signal` stops the program (a phase-1 time limit, a
+ * signal).
+ *
+ * @example
+ * ```ts
+ * const manifest = await loadExecManifest({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, ctx.signal);
+ * ```
+ */
+export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<ExecManifest> {
+  if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
+    throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
+      suggestion: "pass an existing directory to --cwd",
+    });
+  }
+  const argv = [...target.argv, "--format", "json", "manifest"];
+  const shown = quoteCommandLine(argv);
+  const run = await runChild(argv, { ...(target.cwd === undefined ? {} : { cwd: target.cwd }), timeoutMs: 0, signal });
+  if (run.ending === "cancelled") throw signal.reason;
+  if (run.exit.spawnError !== undefined) {
+    throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${target.argv[0]}' (${run.exit.spawnError})`, {
+      suggestion: "--exec must start with a program on PATH or the path of an executable file",
+      details: { command: shown },
+    });
+  }
+  const stderr = run.stderrTail.trim();
+  const refuse = (problem: string, details: Record<string, unknown> = {}) =>
+    new CommandError(ExitCode.PRECONDITION, `'${shown}' ${problem}`, {
+      suggestion: "--exec needs a CLI that prints its manifest as a ResponseEnvelope: `<cli> --format json manifest`",
+      details: { command: shown, exit_code: run.exit.code, ...details, stdout_tail: textTail(run.stdout, 512), stderr_tail: textTail(stderr, 512) },
+    });
+  const read = readEnvelope(lastLine(run.stdout));
+  if (!("envelope" in read)) {
+    throw refuse(`exited ${run.exit.code} without an envelope on its last stdout line: ${read.problems.join("; ")}`);
+  }
+  const { envelope } = read;
+  if (!envelope.ok) throw refuse(`failed: ${envelope.error?.code}: ${envelope.error?.message}`);
+  const issues = validateManifest(envelope.data);
+  if (issues.length > 0) {
+    const shownIssues = issues.slice(0, 5).map((issue) => issue.message).join("; ");
+    const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
+    throw refuse(`printed an invalid manifest: ${shownIssues}${more}`, { issues });
+  }
+  return envelope.data as ExecManifest;
+}

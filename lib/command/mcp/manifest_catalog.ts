@@ -1,0 +1,218 @@
+import type { McpTool, ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/mod.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
+import { ExitCode } from "../exit_code.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../framework_flags.ts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency_store.ts";
+import { completeFlags, completePositionals } from "../input_values.ts";
+import type { CommandEntry, FlagEntry } from "../manifest.ts";
+import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
+import { argumentErrorEnvelope, envelopeResult } from "./envelope_result.ts";
+import { mcpTool, parseToolArguments, servedCommands, type ServeFilter } from "./tool_mapping.ts";
+
+/** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
+export interface CatalogCall {
+  /** The command's dotted path. */
+  path: string;
+  /** The command's manifest entry. */
+  entry: CommandEntry;
+  /** The flags the caller gave, by flag name, type-checked; defaults not applied. */
+  given: ReadonlyMap<string, unknown>;
+  /** Every flag of the command's own, by flag name, with defaults applied. */
+  flags: Record<string, unknown>;
+  /** Positional values by name. */
+  args: Record<string, unknown>;
+  /** `idempotency_key`, for mutating commands. */
+  idempotencyKey?: string;
+  /** Preview only: change nothing. */
+  dryRun: boolean;
+  /** The caller confirmed a destructive action. */
+  confirmed: boolean;
+  /** The call's cancellation signal, progress and logging. */
+  context: ToolCallContext;
+}
+
+/** Runs one validated call to exactly one envelope: in-process, or as a child process. */
+export type CallExecutor = (call: CatalogCall) => Promise<ResponseEnvelope>;
+
+/** Options of {@linkcode ManifestCatalog.create}. */
+export interface ManifestCatalogOptions {
+  /**
+   * Whether an idempotency key already holds a result. The executor then answers from its store (a replay
+   * or a conflict) without running anything, so asking first would only preview today's state — NOT_FOUND
+   * for the note the first call deleted — instead of replaying it. Absent: keys are never looked up here.
+   */
+  hasResult?(key: string): Promise<boolean>;
+}
+
+interface ServedCommand {
+  path: string;
+  entry: CommandEntry;
+  /** The command's own flags: the framework's per-command flags arrive as `dry_run` & co. */
+  ownFlags: Record<string, FlagEntry>;
+}
+
+const CONFIRM_KEY = "confirm";
+
+/**
+ * The commands of a manifest as MCP tools (SPEC §6), whatever runs them: the tool list, the argument checks
+ * and the confirmation of destructive calls live here once; an executor runs a validated call. Tools are
+ * the served commands (no `mcp: false`, protocol or passthrough command; `readOnly` keeps safe ones); a call
+ * naming anything else is an unknown tool and nothing runs (REQ-C-032). Arguments are checked against the
+ * entry before anything runs: a bad call is an isError ARG_ERROR envelope. Destructive tools ask first: a
+ * modern client that declared `elicitation` gets an `input_required` confirmation bound by a signed
+ * `requestState`; every other client gets the executor's dry-run preview with CONFIRMATION_REQUIRED unless
+ * it passes `confirm_destructive: true`.
+ *
+ * @example
+ * ```ts
+ * const catalog = await ManifestCatalog.create(manifest.commands, { readOnly: false }, (call) => runIt(call));
+ * await serveMcp(io, { serverInfo, catalog });
+ * ```
+ */
+export class ManifestCatalog implements ToolCatalog {
+  readonly #served: Map<string, ServedCommand>;
+  readonly #tools: McpTool[];
+  readonly #states: ConfirmationStates;
+  readonly #execute: CallExecutor;
+  readonly #options: ManifestCatalogOptions;
+
+  private constructor(
+    commands: Readonly<Record<string, CommandEntry>>,
+    filter: ServeFilter,
+    states: ConfirmationStates,
+    execute: CallExecutor,
+    options: ManifestCatalogOptions,
+  ) {
+    this.#states = states;
+    this.#execute = execute;
+    this.#options = options;
+    const served = servedCommands(commands, filter);
+    this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
+    this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry) }]));
+  }
+
+  /** Builds the catalog of a manifest's commands, each call run by `execute`. */
+  static async create(
+    commands: Readonly<Record<string, CommandEntry>>,
+    filter: ServeFilter,
+    execute: CallExecutor,
+    options: ManifestCatalogOptions = {},
+  ): Promise<ManifestCatalog> {
+    return new ManifestCatalog(commands, filter, await ConfirmationStates.create(), execute, options);
+  }
+
+  /** The tools, sorted by command path. */
+  tools(): readonly McpTool[] {
+    return this.#tools;
+  }
+
+  /** Checks a call's arguments, confirms a destructive call, and runs it. */
+  async call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
+    const served = this.#served.get(call.name);
+    if (served === undefined) return { kind: "unknown_tool" };
+    const startedAt = performance.now();
+    const parsed = parseToolArguments(served.entry, call.arguments);
+    const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, (name) => name.replaceAll("-", "_"));
+    const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", (name) => name);
+    const key = parsed.idempotencyKey;
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+      parsed.issues.push({ field: "idempotency_key", message: `idempotency_key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
+    }
+    if (parsed.issues.length > 0) return result(argumentErrorEnvelope(parsed.issues, startedAt));
+
+    const run = (options: { dryRun: boolean; confirmed: boolean }) =>
+      this.#execute({
+        path: served.path,
+        entry: served.entry,
+        given: parsed.flags,
+        flags,
+        args,
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+        ...options,
+        context,
+      });
+    const asksFirst = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
+      context.era === "modern" && supportsFormElicitation(context.clientCapabilities) &&
+      !(key !== undefined && await this.#options.hasResult?.(key) === true);
+    if (!asksFirst) return result(await run({ dryRun: parsed.dryRun, confirmed: parsed.confirmed }));
+
+    if (call.requestState === undefined) {
+      const preview = await run({ dryRun: true, confirmed: false });
+      if (!preview.ok) return result(preview);
+      return {
+        kind: "input_required",
+        result: {
+          inputRequests: {
+            [CONFIRM_KEY]: {
+              method: "elicitation/create",
+              params: {
+                mode: "form",
+                message: `${served.path.replaceAll(".", " ")} is destructive. Proceed? Preview: ${JSON.stringify(preview.data)}`,
+                requestedSchema: {
+                  type: "object",
+                  properties: { confirm: { type: "boolean", title: "Proceed", description: "true to carry out the action" } },
+                  required: ["confirm"],
+                },
+              },
+            },
+          },
+          requestState: await this.#states.issue(call.name, call.arguments),
+        },
+      };
+    }
+    const problem = await this.#states.check(call.requestState, call.name, call.arguments);
+    if (problem !== undefined) return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
+    if (!accepted(call.inputResponses)) {
+      return result(refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt));
+    }
+    return result(await run({ dryRun: false, confirmed: true }));
+  }
+}
+
+function ownFlags(entry: CommandEntry): Record<string, FlagEntry> {
+  return Object.fromEntries(Object.entries(entry.flags).filter(([name]) => !Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)));
+}
+
+function result(envelope: ResponseEnvelope): ToolCallOutcome {
+  return { kind: "result", result: envelopeResult(envelope) };
+}
+
+/**
+ * Whether a client can answer the form-mode elicitation the confirmation asks. `elicitation: {}` means form
+ * mode (the pre-URL-mode shape); `{url: {}}` alone means URL mode only, and such a client rejects a form
+ * request outright, so it must get the CONFIRMATION_REQUIRED preview instead.
+ */
+function supportsFormElicitation(capabilities: Record<string, unknown>): boolean {
+  const elicitation = capabilities.elicitation;
+  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) return false;
+  const modes = elicitation as Record<string, unknown>;
+  return modes.form !== undefined || modes.url === undefined;
+}
+
+function accepted(responses: unknown): boolean {
+  if (typeof responses !== "object" || responses === null || !Object.hasOwn(responses, CONFIRM_KEY)) return false;
+  const answer = (responses as Record<string, unknown>)[CONFIRM_KEY] as { action?: unknown; content?: unknown } | null;
+  const content = answer?.content as Record<string, unknown> | undefined;
+  return answer?.action === "accept" && typeof content === "object" && content !== null && content.confirm === true;
+}
+
+function stateMessage(problem: StateProblem): string {
+  switch (problem) {
+    case "malformed":
+      return "the requestState is not one this server issued; nothing was changed";
+    case "tampered":
+      return "the requestState was altered; nothing was changed";
+    case "wrong_call":
+      return "the requestState belongs to another call (other tool or arguments); nothing was changed";
+    case "expired":
+      return "the confirmation expired; call again to be asked anew. Nothing was changed";
+  }
+}
+
+function refusal(message: string, code: string, startedAt: number): ResponseEnvelope {
+  return makeEnvelope({
+    exitCode: ExitCode.ARG_ERROR,
+    error: { code, message, retryable: false, phase: "validation", suggestion: "call the tool again without requestState" },
+    startedAt,
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The `toolwire` binary and the fixtures it bridges and checks, on the test's runtime, plus a real MCP
+ * client (the v2 SDK in `auto` mode) connected to any server command line.
+ */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import process from "node:process";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { quoteCommandLine } from "../../lib/command/command_line.ts";
+import { programArgv, ROOT } from "./run.ts";
+
+/** The `toolwire` binary: compiled JS under Node, the TypeScript source under Deno. */
+export const TOOLWIRE = programArgv("cmd/toolwire.ts");
+
+// The interpreter itself, not `python3` from PATH: that is often a shim (pyenv) costing 0.4 s per start, and
+// the checker starts the fixture dozens of times. `-S` skips site-packages: the fixture needs the stdlib only.
+const PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+
+/** A Python fixture CLI (`pyfix`, or one of its `broken_*` variants), run by python3. */
+export function pyfix(name = "pyfix"): string[] {
+  return [PYTHON, "-S", join(ROOT, "tests", "fixtures", "pyfix", `${name}.py`)];
+}
+
+/** An argv as one `--exec` command line. */
+export function execLine(argv: readonly string[]): string {
+  return quoteCommandLine(argv);
+}
+
+/** Options of {@linkcode connect}. */
+export interface ConnectOptions {
+  /** Extra environment for the server. */
+  env?: Record<string, string>;
+  /** Client capabilities, e.g. `{ elicitation: {} }`. */
+  capabilities?: Record<string, unknown>;
+}
+
+/** A v2 SDK client in `auto` version negotiation, connected to the server `argv` starts. */
+export async function connect(argv: readonly string[], options: ConnectOptions = {}): Promise<Client> {
+  const [command, ...args] = argv;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  const client = new Client(
+    { name: "toolwire-test", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" }, ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }) },
+  );
+  await client.connect(new StdioClientTransport({ command: command!, args, env: { ...env, ...options.env }, stderr: "ignore", cwd: ROOT }));
+  return client;
+}
