@@ -7,7 +7,7 @@ import { type McpServeDefinition, type McpServeFlags, mcpServeLimits } from "../
 import { CommandError } from "../lib/command/command_error.ts";
 import { quoteCommandLine, splitCommandLine } from "../lib/command/command_line.ts";
 import type { ProtocolCommandDefinition } from "../lib/command/contract.ts";
-import { ExitCode } from "../lib/command/exit_code.ts";
+import { ExitCode } from "../lib/exit_code.ts";
 import { execCatalog, type ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";

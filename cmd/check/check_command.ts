@@ -1,5 +1,5 @@
 import { CommandError } from "../../lib/command/command_error.ts";
-import { ExitCode } from "../../lib/command/exit_code.ts";
+import { ExitCode } from "../../lib/exit_code.ts";
 import type { Tool } from "../../lib/command/tool.ts";
 import { renderReport } from "./report.ts";
 import { runChecks } from "./run_checks.ts";

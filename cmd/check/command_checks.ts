@@ -4,7 +4,7 @@
  */
 import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
 import { readEnvelope, validateEnvelope } from "../../lib/command/envelope_validation.ts";
-import { ExitCode } from "../../lib/command/exit_code.ts";
+import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { nonEmptyLines, outcome, parseJson } from "./evidence.ts";
 import { type CheckedCommand, isRecord, show } from "./subject.ts";

@@ -8,7 +8,7 @@
 import { runChild } from "../../lib/command/child_run.ts";
 import { CommandError } from "../../lib/command/command_error.ts";
 import { quoteCommandLine } from "../../lib/command/command_line.ts";
-import { ExitCode } from "../../lib/command/exit_code.ts";
+import { ExitCode } from "../../lib/exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/framework_flags.ts";
 import { checkFrameworkFlagRefused, checkHelp, checkOrdinaryInvalidFlag, checkProtocolInvalidFlag, INVALID_FLAG } from "./command_checks.ts";
 import { type CriterionResult, Ledger } from "./criteria.ts";

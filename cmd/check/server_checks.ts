@@ -4,7 +4,7 @@
  */
 import { lastLine } from "../../lib/command/child_run.ts";
 import { readEnvelope } from "../../lib/command/envelope_validation.ts";
-import { ExitCode } from "../../lib/command/exit_code.ts";
+import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip } from "./evidence.ts";
 import { McpProbe } from "./mcp_probe.ts";

@@ -2,7 +2,7 @@ import { serveMcp } from "../protocol/mcp/mod.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../framing/line_framer.ts";
 import { CommandError } from "./command_error.ts";
 import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "./contract.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../exit_code.ts";
 import { commandCatalog } from "./mcp/command_catalog.ts";
 import { servedCommands } from "./mcp/tool_mapping.ts";
 import { type EntryRefiner, mostSevere } from "./registry.ts";

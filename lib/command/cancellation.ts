@@ -1,5 +1,5 @@
 import type { HandledSignal } from "../runtime/mod.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../exit_code.ts";
 
 /**
  * Why an invocation was cancelled from outside: a process signal, or the caller (an MCP

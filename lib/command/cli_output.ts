@@ -1,7 +1,7 @@
 import { isTerminal, stdioWritable } from "../runtime/mod.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../exit_code.ts";
 
 const encoder = new TextEncoder();
 

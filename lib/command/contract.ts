@@ -1,4 +1,7 @@
-import type { ExitCodeTable } from "./exit_code.ts";
+import type { ExitCodeTable } from "../exit_code.ts";
+import type { ProtocolLoop } from "../protocol/protocol_loop.ts";
+
+export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../protocol/protocol_loop.ts";
 import type { Warning } from "./envelope.ts";
 
 /** How severe the worst effect of a command is (REQ-C-002). */
@@ -188,31 +191,6 @@ export interface CommandContext<
 
 /** A value a handler may return as `data`: an object, an array, or nothing. */
 export type CommandData = Record<string, unknown> | unknown[] | null | undefined;
-
-/** The bytes a protocol loop speaks over, and when to stop. */
-export interface ProtocolIO {
-  /** The client's messages. */
-  stdin: ReadableStream<Uint8Array>;
-  /** The protocol channel; nothing but protocol messages may be written here. */
-  stdout: WritableStream<Uint8Array>;
-  /** Fires when the process is asked to end (a signal). */
-  signal: AbortSignal;
-  /** A diagnostic line on stderr. */
-  log(message: string): void;
-}
-
-/** How a protocol session ended when it was not a clean shutdown. */
-export interface ProtocolFailure {
-  /** A code from the command's declared table; never 2 once serving began. */
-  exitCode: number;
-  /** The envelope's `error.code`. */
-  code: string;
-  /** What happened. */
-  message: string;
-}
-
-/** Phase 2 of a protocol command: serves until EOF or the protocol's shutdown; resolving `undefined` is exit 0. */
-export type ProtocolLoop = (io: ProtocolIO) => Promise<void | ProtocolFailure>;
 
 /** Renders `data` for a person (`--format plain`). */
 export type PlainRenderer = (data: unknown) => string;

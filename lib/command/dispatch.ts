@@ -4,7 +4,7 @@ import type { CliOutput } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { executeCommand } from "./executor.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../exit_code.ts";
 import { FORMATS, type OutputFormat } from "./framework_flags.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
 import { IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency_store.ts";

@@ -3,7 +3,7 @@ import type { Cancellation } from "./cancellation.ts";
 import { runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
-import { ExitCode, exitCodeName, type ExitCodeTable } from "./exit_code.ts";
+import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
 

@@ -1,5 +1,5 @@
 import type { CommandContract, FlagSpec } from "./contract.ts";
-import { ExitCode, type ExitCodeTable, type SideEffects } from "./exit_code.ts";
+import { ExitCode, type ExitCodeTable, type SideEffects } from "../exit_code.ts";
 
 /** Output formats of `--format`. */
 export const FORMATS = ["json", "plain"] as const;

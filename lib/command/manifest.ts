@@ -1,6 +1,6 @@
 import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } from "./contract.ts";
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
-import type { ExitCodeTable } from "./exit_code.ts";
+import type { ExitCodeTable } from "../exit_code.ts";
 import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
 
 /** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */

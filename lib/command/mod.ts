@@ -10,7 +10,7 @@ export * from "./cancellation.ts";
 export * from "./command_error.ts";
 export * from "./contract.ts";
 export * from "./envelope.ts";
-export * from "./exit_code.ts";
+export * from "../exit_code.ts";
 export * from "./framework_flags.ts";
 export * from "./manifest.ts";
 export { type ManifestIssue, validateManifest } from "./manifest_validation.ts";

@@ -6,7 +6,7 @@ import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, Protoc
 import { runWithDeadline } from "./deadline.ts";
 import { type ErrorDetail, makeEnvelope } from "./envelope.ts";
 import { cancelledError } from "./executor.ts";
-import { ExitCode, exitCodeName, type ExitCodeTable } from "./exit_code.ts";
+import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
 import type { CommandInput } from "./input_values.ts";
 import { renderPlainError } from "./plain_text.ts";

@@ -1,7 +1,7 @@
 import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from "./contract.ts";
 import { RegistrationError } from "./command_error.ts";
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
-import { exitCodeName, isDeclarableExitCode } from "./exit_code.ts";
+import { exitCodeName, isDeclarableExitCode } from "../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;

@@ -5,7 +5,7 @@ import { RegistrationError } from "./command_error.ts";
 import type { CommandDefinition, FlagSpec, PositionalSpec, ProtocolCommandDefinition } from "./contract.ts";
 import { dispatch } from "./dispatch.ts";
 import { makeEnvelope } from "./envelope.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../exit_code.ts";
 import type { Manifest } from "./manifest.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { CommandRegistry, type EntryRefiner } from "./registry.ts";

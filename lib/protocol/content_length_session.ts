@@ -1,4 +1,4 @@
-import type { ProtocolIO } from "../command/contract.ts";
+import type { ProtocolIO } from "./protocol_loop.ts";
 import {
   type ContentLengthFrame,
   ContentLengthFramer,

@@ -1,5 +1,5 @@
-import type { ProtocolFailure } from "../command/contract.ts";
-import { ExitCode } from "../command/exit_code.ts";
+import type { ProtocolFailure } from "./protocol_loop.ts";
+import { ExitCode } from "../exit_code.ts";
 
 /**
  * The `error.code` of each way an LSP or DAP session can end other than cleanly. Both exit 1

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "../../protocol/mcp/mod.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
-import { ExitCode } from "../exit_code.ts";
+import { ExitCode } from "../../exit_code.ts";
 import type { InputIssue } from "../input_values.ts";
 
 /**

@@ -3,7 +3,7 @@ import { lastLine, runChild, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
 import { cancelledError, confirmationRequiredError } from "../executor.ts";
-import { ExitCode } from "../exit_code.ts";
+import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "./envelope_result.ts";

@@ -3,7 +3,7 @@ import { lastLine, runChild, textTail } from "../child_run.ts";
 import { CommandError } from "../command_error.ts";
 import { quoteCommandLine } from "../command_line.ts";
 import { readEnvelope } from "../envelope_validation.ts";
-import { ExitCode } from "../exit_code.ts";
+import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { validateManifest } from "../manifest_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";

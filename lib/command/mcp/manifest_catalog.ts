@@ -1,6 +1,6 @@
 import type { McpTool, ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/mod.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
-import { ExitCode } from "../exit_code.ts";
+import { ExitCode } from "../../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../framework_flags.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency_store.ts";
 import { completeFlags, completePositionals } from "../input_values.ts";

@@ -18,7 +18,7 @@
  * - Requests run concurrently, up to a bound; each message is written whole, never interleaved. Responses
  *   from the client (to reverse requests) match nothing the adapter sent and are ignored.
  */
-import type { ProtocolFailure, ProtocolIO } from "../../command/contract.ts";
+import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
 import {
   type ContentLengthFrame,
   type ContentLengthFramerOptions,

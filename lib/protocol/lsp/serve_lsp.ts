@@ -18,8 +18,8 @@
  * - Every response and notification is written whole, never interleaved. The server sends no requests, so a
  *   response from the client matches nothing and is ignored.
  */
-import type { ProtocolFailure, ProtocolIO } from "../../command/contract.ts";
-import { ExitCode } from "../../command/exit_code.ts";
+import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
+import { ExitCode } from "../../exit_code.ts";
 import {
   type ContentLengthFrame,
   type ContentLengthFramerOptions,
