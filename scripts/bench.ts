@@ -34,13 +34,15 @@ const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".leng
 
 const SETTINGS = {
   startupRuns: QUICK ? 3 : 7,
-  warmupCalls: QUICK ? 500 : 2_000,
+  warmupCalls: QUICK ? 1_000 : 5_000,
   pipelinedCalls: QUICK ? 4_000 : 20_000,
   inFlight: 64,
   sequentialCalls: QUICK ? 400 : 2_000,
   smallTextBytes: 64,
   bigCalls: QUICK ? 4 : 20,
   bigMiB: [1, 8] as const,
+  /** The small-call and big-call phases run in this many interleaved rounds. */
+  rounds: QUICK ? 2 : 4,
   phaseTimeoutMs: QUICK ? 60_000 : 120_000,
 } as const;
 
@@ -364,6 +366,11 @@ function echoed(spec: ServerSpec, result: Json): string {
 
 // ---------------------------------------------------------------------------------------------------------
 // Phases
+//
+// The machine may be shared, and its load drifts. So the servers are measured interleaved: startup runs go
+// round-robin over the servers, and every server stays up while the load phases run in rounds — round r
+// runs a slice of each phase on each server in turn — so a slow minute hurts every server alike. Totals
+// (CPU ÷ requests) are over all rounds; the per-round values are kept in the JSON to show the spread.
 
 interface PhaseResult {
   requests: number;
@@ -371,6 +378,8 @@ interface PhaseResult {
   serverCpuMs: number;
   clientCpuMs: number;
   cpuUsPerRequest: number;
+  /** Server CPU per request in each round, to show the spread. */
+  roundsCpuUsPerRequest: number[];
   requestsPerSecond: number;
   latencyP50Us: number;
   latencyP99Us: number;
@@ -379,8 +388,15 @@ interface PhaseResult {
   cpuMsPerMiB?: number;
 }
 
+interface StartupRun {
+  firstResponseMs: number;
+  firstCallMs: number;
+  cpuMsAtFirstResponse: number;
+  exitMs: number;
+}
+
 interface StartupResult {
-  runs: Array<{ firstResponseMs: number; firstCallMs: number; cpuMsAtFirstResponse: number; exitMs: number }>;
+  runs: StartupRun[];
   firstResponseMs: number;
   firstCallMs: number;
   cpuMsAtFirstResponse: number;
@@ -409,14 +425,43 @@ function median(values: number[]): number {
   return percentile([...values].sort((a, b) => a - b), 50);
 }
 
-async function phase(
+/** One phase's numbers, summed over its rounds. */
+class PhaseTotals {
+  requests = 0;
+  wallMs = 0;
+  serverCpuMs = 0;
+  clientCpuMs = 0;
+  rounds: number[] = [];
+  latencies: number[] = [];
+
+  constructor(readonly mib?: number) {}
+
+  result(): PhaseResult {
+    const sorted = this.latencies.sort((a, b) => a - b);
+    return {
+      requests: this.requests,
+      wallMs: this.wallMs,
+      serverCpuMs: this.serverCpuMs,
+      clientCpuMs: this.clientCpuMs,
+      cpuUsPerRequest: (this.serverCpuMs * 1000) / this.requests,
+      roundsCpuUsPerRequest: this.rounds,
+      requestsPerSecond: this.requests / (this.wallMs / 1000),
+      latencyP50Us: percentile(sorted, 50) * 1000,
+      latencyP99Us: percentile(sorted, 99) * 1000,
+      ...(this.mib === undefined ? {} : { mib: this.mib, cpuMsPerMiB: this.serverCpuMs / (this.mib * this.requests) }),
+    };
+  }
+}
+
+/** Runs `count` echo calls, `inFlight` at a time, checking every answer; adds the numbers to `totals`. */
+async function slice(
   server: ServerProcess,
   name: string,
   count: number,
   inFlight: number,
   text: (i: number) => string,
-  extra: Partial<PhaseResult> = {},
-): Promise<PhaseResult> {
+  totals?: PhaseTotals,
+): Promise<void> {
   const { spec } = server;
   const texts = new Array<string>(count);
   const cpu0 = cpuMs(server.pid);
@@ -437,19 +482,13 @@ async function phase(
   );
   const wallMs = performance.now() - t0;
   const serverCpuMs = cpuMs(server.pid) - cpu0;
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    requests: count,
-    wallMs,
-    serverCpuMs,
-    clientCpuMs: clientCpuMs() - client0,
-    cpuUsPerRequest: (serverCpuMs * 1000) / count,
-    requestsPerSecond: count / (wallMs / 1000),
-    latencyP50Us: percentile(sorted, 50) * 1000,
-    latencyP99Us: percentile(sorted, 99) * 1000,
-    ...extra,
-    ...(extra.mib === undefined ? {} : { cpuMsPerMiB: serverCpuMs / (extra.mib * count) }),
-  };
+  if (totals === undefined) return;
+  totals.requests += count;
+  totals.wallMs += wallMs;
+  totals.serverCpuMs += serverCpuMs;
+  totals.clientCpuMs += clientCpuMs() - client0;
+  totals.rounds.push((serverCpuMs * 1000) / count);
+  for (const latency of latencies) totals.latencies.push(latency);
 }
 
 /** Legacy: initialize (checked), then notifications/initialized. */
@@ -464,7 +503,8 @@ async function handshake(server: ServerProcess): Promise<void> {
   server.flush();
 }
 
-async function startupRun(spec: ServerSpec): Promise<StartupResult["runs"][number]> {
+/** Spawn → first response (initialize in the legacy era, the first tools/call in the modern one) → EOF → exit. */
+async function startupRun(spec: ServerSpec): Promise<StartupRun> {
   const server = new ServerProcess(spec);
   try {
     let firstResponseMs = NaN;
@@ -490,53 +530,87 @@ async function startupRun(spec: ServerSpec): Promise<StartupResult["runs"][numbe
   }
 }
 
-async function measure(spec: ServerSpec): Promise<ServerResult> {
-  const runs: StartupResult["runs"] = [];
-  for (let r = 0; r < SETTINGS.startupRuns; r++) runs.push(await startupRun(spec));
-  const startup: StartupResult = {
-    runs,
-    firstResponseMs: median(runs.map((run) => run.firstResponseMs)),
-    firstCallMs: median(runs.map((run) => run.firstCallMs)),
-    cpuMsAtFirstResponse: median(runs.map((run) => run.cpuMsAtFirstResponse)),
-  };
+interface Subject {
+  spec: ServerSpec;
+  server: ServerProcess;
+  startupRuns: StartupRun[];
+  totals: Map<string, PhaseTotals>;
+  peakRssSmallMiB: number;
+}
 
-  const nodeArgs = PROFILE && spec.kind === "toolwire"
-    ? ["--cpu-prof", `--cpu-prof-dir=${join(outDir, "profiles")}`, `--cpu-prof-name=${spec.key.replace("/", "-")}.cpuprofile`]
-    : [];
-  const server = new ServerProcess(spec, nodeArgs);
-  try {
+async function measureAll(specs: ServerSpec[], progress: (message: string) => void): Promise<ServerResult[]> {
+  const subjects: Subject[] = [];
+  const startupRuns = new Map<ServerSpec, StartupRun[]>(specs.map((spec) => [spec, []]));
+  progress(`startup: ${SETTINGS.startupRuns} runs per server, round-robin`);
+  for (let run = 0; run < SETTINGS.startupRuns; run++) {
+    for (const spec of specs) startupRuns.get(spec)!.push(await startupRun(spec));
+  }
+
+  for (const spec of specs) {
+    const nodeArgs = PROFILE && spec.kind === "toolwire"
+      ? ["--cpu-prof", `--cpu-prof-dir=${join(outDir, "profiles")}`, `--cpu-prof-name=${spec.key.replace("/", "-")}.cpuprofile`]
+      : [];
+    const server = new ServerProcess(spec, nodeArgs);
+    subjects.push({ spec, server, startupRuns: startupRuns.get(spec)!, totals: new Map(), peakRssSmallMiB: NaN });
     await handshake(server);
-    const phases: Record<string, PhaseResult> = {};
-    await phase(server, "warmup", SETTINGS.warmupCalls, SETTINGS.inFlight, smallText);
-    phases.pipelined = await phase(server, "pipelined", SETTINGS.pipelinedCalls, SETTINGS.inFlight, smallText);
-    phases.sequential = await phase(server, "sequential", SETTINGS.sequentialCalls, 1, smallText);
-    const peakRssSmallMiB = statusMiB(server.pid, "VmHWM");
-    if (!NO_BIG) {
-      for (const mib of SETTINGS.bigMiB) {
-        phases[`big${mib}`] = await phase(server, `big ${mib} MiB`, SETTINGS.bigCalls, 1, (i) => bigText(mib, i), { mib });
+  }
+  const totalsOf = (subject: Subject, phase: string, mib?: number) => {
+    let totals = subject.totals.get(phase);
+    if (totals === undefined) subject.totals.set(phase, totals = new PhaseTotals(mib));
+    return totals;
+  };
+  const rounds = SETTINGS.rounds;
+  progress(`warm-up: ${SETTINGS.warmupCalls} pipelined calls per server`);
+  for (const subject of subjects) await slice(subject.server, "warm-up", SETTINGS.warmupCalls, SETTINGS.inFlight, smallText);
+  for (let round = 1; round <= rounds; round++) {
+    progress(`small calls, round ${round}/${rounds}`);
+    for (const subject of subjects) {
+      await slice(subject.server, "pipelined", SETTINGS.pipelinedCalls / rounds, SETTINGS.inFlight, smallText, totalsOf(subject, "pipelined"));
+    }
+    for (const subject of subjects) {
+      await slice(subject.server, "sequential", SETTINGS.sequentialCalls / rounds, 1, smallText, totalsOf(subject, "sequential"));
+    }
+  }
+  for (const subject of subjects) subject.peakRssSmallMiB = statusMiB(subject.server.pid, "VmHWM");
+  if (!NO_BIG) {
+    const bigRounds = Math.min(rounds, SETTINGS.bigCalls);
+    for (const mib of SETTINGS.bigMiB) {
+      for (let round = 1; round <= bigRounds; round++) {
+        progress(`${mib} MiB calls, round ${round}/${bigRounds}`);
+        for (const subject of subjects) {
+          const count = Math.floor(SETTINGS.bigCalls / bigRounds) + (round <= SETTINGS.bigCalls % bigRounds ? 1 : 0);
+          await slice(subject.server, `${mib} MiB`, count, 1, (i) => bigText(mib, i), totalsOf(subject, `big${mib}`, mib));
+        }
       }
     }
+  }
+
+  const results: ServerResult[] = [];
+  for (const { spec, server, startupRuns: runs, totals, peakRssSmallMiB } of subjects) {
     const peakRssMiB = statusMiB(server.pid, "VmHWM");
     const totalServerCpuMs = cpuMs(server.pid);
     const { exitMs, code, signal } = await server.close();
     if (code !== 0) throw new BenchError(`${spec.key}: exited with code ${code} (signal ${signal}) after EOF\n${server.stderrTail}`);
-    return {
+    results.push({
       key: spec.key,
       label: spec.label,
       kind: spec.kind,
       era: spec.era,
-      startup,
-      phases,
+      startup: {
+        runs,
+        firstResponseMs: median(runs.map((run) => run.firstResponseMs)),
+        firstCallMs: median(runs.map((run) => run.firstCallMs)),
+        cpuMsAtFirstResponse: median(runs.map((run) => run.cpuMsAtFirstResponse)),
+      },
+      phases: Object.fromEntries([...totals].map(([phase, t]) => [phase, t.result()])),
       peakRssSmallMiB,
       peakRssMiB,
       exitMs,
       exitCode: code,
       totalServerCpuMs,
-    };
-  } catch (error) {
-    server.kill();
-    throw error;
+    });
   }
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -647,20 +721,26 @@ async function main(): Promise<void> {
   console.log(
     `per server: startup ×${SETTINGS.startupRuns} (median), warm-up ${SETTINGS.warmupCalls}, ${SETTINGS.pipelinedCalls} pipelined calls ` +
       `(${SETTINGS.smallTextBytes}-byte text, ${SETTINGS.inFlight} in flight), ${SETTINGS.sequentialCalls} sequential` +
-      (NO_BIG ? "" : `, ${SETTINGS.bigCalls} × 1 MiB and ${SETTINGS.bigCalls} × 8 MiB sequential`),
+      (NO_BIG ? "" : `, ${SETTINGS.bigCalls} × 1 MiB and ${SETTINGS.bigCalls} × 8 MiB sequential`) +
+      `; load phases interleaved over ${SETTINGS.rounds} rounds`,
   );
   const started = performance.now();
-  const results: ServerResult[] = [];
-  for (const spec of selected) {
-    const t0 = performance.now();
-    process.stdout.write(`  ${spec.key.padEnd(16)} … `);
-    const result = await measure(spec);
-    results.push(result);
+  const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const loadBefore = load();
+  console.log(`servers: ${selected.map((spec) => spec.key).join(", ")}; load average before: ${loadBefore}`);
+  const results = await measureAll(selected, (message) => {
+    console.log(`  ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  ${message}`);
+  });
+  const loadAfter = load();
+  for (const r of results) {
+    const pipelined = r.phases.pipelined;
     console.log(
-      `${((performance.now() - t0) / 1000).toFixed(1)} s  (pipelined ${fmt(result.phases.pipelined?.cpuUsPerRequest, 1)} µs CPU/req, ` +
-        `client ${fmt(((result.phases.pipelined?.clientCpuMs ?? NaN) * 1000) / (result.phases.pipelined?.requests ?? NaN), 1)} µs/req)`,
+      `  ${r.key.padEnd(16)} pipelined: server ${fmt(pipelined?.cpuUsPerRequest, 1)} µs CPU/req ` +
+        `(rounds ${pipelined?.roundsCpuUsPerRequest.map((v) => fmt(v, 1)).join(", ")}), ` +
+        `client ${fmt(((pipelined?.clientCpuMs ?? NaN) * 1000) / (pipelined?.requests ?? NaN), 1)} µs CPU/req`,
     );
   }
+  console.log(`load average after: ${loadAfter}`);
   const found = ratios(results);
   console.log(`\n${resultsTable(results)}\n`);
   console.log("CPU = server utime+stime from /proc; µs/req = CPU ÷ requests; 'MiB' = MiB of echoed text per call.\n");
@@ -679,6 +759,7 @@ async function main(): Promise<void> {
       cpuModel: cpus()[0]?.model,
       clockTicks: CLK_TCK,
       quick: QUICK,
+      loadAverage: { before: loadBefore, after: loadAfter },
       settings: SETTINGS,
       results,
       ratios: found,

@@ -280,6 +280,18 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     await closed(s);
   });
 
+  it("stdin closing right after a line that is answered at once: the answer is flushed and the server exits", async () => {
+    // The line and EOF in one write: EOF can then arrive while the answer is still being written, and waiting
+    // for that write must not wait for a next one (it hung on Deno). Timing-dependent, so a few rounds.
+    for (let round = 0; round < 3; round++) {
+      const s = labServer();
+      s.child.stdin!.end(`${JSON.stringify([modern(1, "tools/list")])}\n`);
+      const result = await s.exited();
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(JSON.parse(s.stdoutText).error.code, -32600);
+    }
+  });
+
   it("\\r\\n line endings are accepted", async () => {
     const s = labServer();
     s.send(new TextEncoder().encode(`${JSON.stringify(initialize(1))}\r\n`));

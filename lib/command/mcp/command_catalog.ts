@@ -83,7 +83,7 @@ export class CommandCatalog implements ToolCatalog {
         ...(key === undefined ? {} : { idempotencyKey: key, store: new IdempotencyStore(this.#tool.stateDir()) }),
         ...options,
         timeoutMs: Math.round(((definition as CommandDefinition).timeout_seconds ?? this.#tool.timeoutSeconds) * 1000),
-        signal: context.signal,
+        signal: context.cancellation,
         env: getEnv,
         log: (message) => context.log("info", message),
         progress: (update) => context.progress(update),
