@@ -38,8 +38,7 @@ registerBuiltin((tool) => {
         throw new CommandError(ExitCode.ARG_ERROR, `--max-message-bytes expects at least 1024, got ${maxMessageBytes}`);
       }
       if (maxInFlight < 1) throw new CommandError(ExitCode.ARG_ERROR, `--max-in-flight expects at least 1, got ${maxInFlight}`);
-      const manifest = await tool.manifest();
-      const catalog = await CommandCatalog.create(tool, manifest, { readOnly: ctx.flags["read-only"] });
+      const catalog = await CommandCatalog.create(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
       return (io) =>
         serveMcp(io, {
           serverInfo: { name: tool.name, version: tool.version },

@@ -39,7 +39,7 @@ export class CommandCatalog implements ToolCatalog {
   readonly #tools: ReturnType<typeof mcpTool>[];
   readonly #states: ConfirmationStates;
 
-  private constructor(tool: CatalogTool, manifest: Manifest, filter: ServeFilter, states: ConfirmationStates) {
+  private constructor(tool: CatalogTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter, states: ConfirmationStates) {
     this.#tool = tool;
     this.#states = states;
     const served = servedCommands(manifest.commands, filter);
@@ -48,7 +48,7 @@ export class CommandCatalog implements ToolCatalog {
   }
 
   /** Builds the catalog from the tool's manifest. */
-  static async create(tool: CatalogTool, manifest: Manifest, filter: ServeFilter): Promise<CommandCatalog> {
+  static async create(tool: CatalogTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<CommandCatalog> {
     return new CommandCatalog(tool, manifest, filter, await ConfirmationStates.create());
   }
 
