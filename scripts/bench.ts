@@ -4,16 +4,18 @@
  *
  *   npm run bench                 full run (a few minutes on 2 cores)
  *   npm run bench -- --quick      smaller counts, for a smoke test
- *   node dist/scripts/bench.js --only=toolwire --profile --no-big
- *                                 only the servers whose key contains "toolwire", with `--cpu-prof` on the
- *                                 measured toolwire process (profiles land in .bench/profiles/)
+ *   node dist/scripts/bench.js --only=bare,toolwire --profile --no-big
+ *                                 only the servers whose key contains "bare" or "toolwire", no 1/8 MiB
+ *                                 phases, and `--cpu-prof` on the measured toolwire processes (profiles land
+ *                                 in .bench/profiles/)
  *
  * The servers are driven by a raw line client in this process — lines written to the child's stdin, lines
  * read from its stdout, the era handshake done by hand — not by an SDK client, so client overhead does not
- * pollute the server measurements. Server CPU comes from /proc/<pid>/stat (utime + stime), peak RSS from
- * VmHWM in /proc/<pid>/status, read before stdin is closed. Every response is checked: its id must be one
- * that is in flight, it must be a result, and the echoed text must round-trip. Raw numbers go to
- * .bench/results.json.
+ * pollute the server measurements. Server CPU comes from /proc/<pid>/stat (utime + stime; also the threads'
+ * schedstat on-CPU time, at ns resolution, for the ratios), peak RSS from VmHWM in /proc/<pid>/status, read
+ * before stdin is closed. The servers are measured interleaved (see "Phases"). Every response is checked: its
+ * id must be one that is in flight, it must be a result, and the echoed text must round-trip. Raw numbers go
+ * to .bench/results.json.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -30,7 +32,8 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes("--quick");
 const PROFILE = argv.includes("--profile");
 const NO_BIG = argv.includes("--no-big");
-const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+/** `--only=bare,toolwire`: the servers whose key contains one of these words. */
+const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",");
 
 const SETTINGS = {
   startupRuns: QUICK ? 3 : 7,
@@ -768,8 +771,8 @@ function ratios(results: ServerResult[]): Ratio[] {
 // Main
 
 async function main(): Promise<void> {
-  const selected = SERVERS.filter((spec) => ONLY === undefined || spec.key.includes(ONLY));
-  if (selected.length === 0) throw new BenchError(`--only=${ONLY} selects no server`);
+  const selected = SERVERS.filter((spec) => ONLY === undefined || ONLY.some((word) => spec.key.includes(word)));
+  if (selected.length === 0) throw new BenchError(`--only=${ONLY?.join(",")} selects no server`);
   console.log(
     `MCP stdio bench${QUICK ? " (--quick)" : ""}: node ${process.version}, ${availableParallelism()} CPU(s) (${cpus()[0]?.model ?? "?"}), CLK_TCK ${CLK_TCK}`,
   );
