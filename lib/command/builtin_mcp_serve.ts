@@ -88,8 +88,7 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
     ],
     serve: async (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
-      const manifest = await tool.manifest();
-      const catalog = await commandCatalog(tool, manifest, { readOnly: ctx.flags["read-only"] });
+      const catalog = await commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
       return (io) =>
         serveMcp(io, {
           serverInfo: { name: tool.name, version: tool.version },

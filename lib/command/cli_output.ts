@@ -3,8 +3,6 @@ import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
 
-const encoder = new TextEncoder();
-
 /**
  * The process's stdout and stderr as ordered, flushable writers. stdout is opened only when first written:
  * a protocol command hands the raw stdout to its loop instead.
@@ -22,7 +20,7 @@ export class CliOutput {
 
   /** Writes one line (a newline is added) to stdout or stderr. */
   line(stream: "stdout" | "stderr", text: string): Promise<void> {
-    return this.#writer(stream).write(encoder.encode(`${text}\n`));
+    return this.#writer(stream).write(`${text}\n`);
   }
 
   /** Writes one envelope as one JSON line (REQ-F-004); resolves to the exit code the written envelope carries. */

@@ -1,6 +1,6 @@
 import { CommandError } from "./command_error.ts";
 import type { Cancellation } from "./cancellation.ts";
-import { runWithDeadline, type Settled } from "./deadline.ts";
+import { type CancelSource, defineLazySignal, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
@@ -27,8 +27,8 @@ export interface Invocation {
   confirmed?: boolean;
   /** Milliseconds before TIMEOUT; 0 = none. */
   timeoutMs: number;
-  /** Cancellation from outside; its `reason` should be a {@linkcode Cancellation}. */
-  signal?: AbortSignal;
+  /** Cancellation from outside (an AbortSignal or a lighter {@linkcode CancelSource}); its `reason` should be a {@linkcode Cancellation}. */
+  signal?: CancelSource;
   /** Reads an environment variable. */
   env(name: string): string | undefined;
   /** Writes a diagnostic line for people. */
@@ -218,18 +218,18 @@ function runHandler(
   dryRun: boolean,
   meta: Record<string, unknown>,
 ): Promise<Settled<unknown>> {
-  return runWithDeadline((signal) => {
-    const context: CommandContext = {
+  return runWithDeadline((scope) => {
+    // `signal` is a getter: the AbortSignal is built only if the handler looks at it.
+    const context: CommandContext = defineLazySignal({
       flags: invocation.input.flags as CommandContext["flags"],
       args: invocation.input.args as CommandContext["args"],
-      signal,
       dryRun,
       env: invocation.env,
       log: invocation.log,
-      warn: (warning) => warnings.push(warning),
+      warn: (warning: Warning) => warnings.push(warning),
       progress: invocation.progress,
       meta,
-    };
+    }, scope);
     return invocation.definition.run(context);
   }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
 }

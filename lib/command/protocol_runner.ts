@@ -3,8 +3,8 @@ import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
 import { CommandError } from "./command_error.ts";
 import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolLoop } from "./contract.ts";
-import { runWithDeadline } from "./deadline.ts";
-import { type ErrorDetail, makeEnvelope } from "./envelope.ts";
+import { defineLazySignal, runWithDeadline } from "./deadline.ts";
+import { type ErrorDetail, makeEnvelope, type Warning } from "./envelope.ts";
 import { cancelledError } from "./executor.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
@@ -46,18 +46,17 @@ export interface ProtocolRun {
  */
 export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   const log = (message: string) => void run.output.line("stderr", message);
-  const prepared = await runWithDeadline((signal) => {
-    const context: CommandContext = {
+  const prepared = await runWithDeadline((scope) => {
+    const context: CommandContext = defineLazySignal({
       flags: run.input.flags as CommandContext["flags"],
       args: run.input.args as CommandContext["args"],
-      signal,
       dryRun: false,
       env: run.env,
       log,
-      warn: (warning) => log(`warning: ${warning.message}`),
+      warn: (warning: Warning) => log(`warning: ${warning.message}`),
       progress: () => {},
       meta: {},
-    };
+    }, scope);
     return run.definition.serve(context);
   }, { timeoutMs: run.timeoutMs, signal: run.signal });
 

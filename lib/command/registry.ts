@@ -84,6 +84,16 @@ export class CommandRegistry {
     return refine === undefined ? command.entry : refine(command.entry, this);
   }
 
+  /**
+   * Every command's manifest entry, refinements applied, by path: the manifest's `commands` without the
+   * etag (whose SHA-256 is Web Crypto's first use — startup time a server need not spend) or `subcommands`.
+   */
+  entries(): Record<string, CommandEntry> {
+    const entries: Record<string, CommandEntry> = {};
+    for (const path of this.#commands.keys()) entries[path] = this.entryOf(path)!;
+    return entries;
+  }
+
   /** Builds the manifest (REQ-O-041). */
   manifest(tool: Manifest["tool"], frameworkVersion: string): Promise<Manifest> {
     const entries = new Map<string, CommandEntry>();

@@ -16,11 +16,96 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * Splits a byte stream into newline-delimited lines (the MCP stdio framing). Each byte is scanned once — a
- * line split across a thousand chunks costs the same as one in a single chunk — and a partial line is held
- * only up to `maxLineBytes`: beyond that the rest of the line is skipped and one `oversized` frame is emitted
- * in its place, so memory stays bounded and the stream goes on. `\r\n` endings are accepted; blank lines are
- * skipped; a last line without a newline is still delivered at end of input.
+ * Splits a byte stream into newline-delimited lines (the MCP stdio framing), synchronously: feed it chunks,
+ * and it hands out every complete line. Each byte is scanned once — a line split across a thousand chunks
+ * costs the same as one in a single chunk — and a partial line is held only up to `maxLineBytes`: beyond
+ * that the rest of the line is skipped and one `oversized` frame is emitted in its place, so memory stays
+ * bounded. `\r\n` endings are accepted; blank lines are skipped; {@linkcode LineSplitter.end} delivers a last
+ * line without a newline.
+ *
+ * A line that lies inside one chunk is handed out as a view of that chunk, not a copy.
+ *
+ * @example
+ * ```ts
+ * const splitter = new LineSplitter();
+ * const frames: LineFrame[] = [];
+ * splitter.push(new TextEncoder().encode('{"a":1}\n{"b":'), frames); // frames: one line
+ * splitter.push(new TextEncoder().encode("2}\n"), frames); // frames: two lines
+ * ```
+ */
+export class LineSplitter {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #partBytes = 0;
+  #discarding = false;
+  #discardedBytes = 0;
+
+  constructor(options: LineFramerOptions = {}) {
+    this.#max = options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  /** Splits one chunk, appending the frames it completes to `out`. */
+  push(chunk: Uint8Array, out: LineFrame[]): void {
+    let start = 0;
+    let newline = chunk.indexOf(LF);
+    while (newline !== -1) {
+      this.#emit(chunk.subarray(start, newline), out);
+      start = newline + 1;
+      newline = chunk.indexOf(LF, start);
+    }
+    if (start < chunk.length) this.#hold(chunk.subarray(start));
+  }
+
+  /** End of input: appends the last line if it had no newline. */
+  end(out: LineFrame[]): void {
+    if (this.#discarding || this.#partBytes > 0) this.#emit(new Uint8Array(0), out);
+  }
+
+  #emit(tail: Uint8Array, out: LineFrame[]): void {
+    if (this.#discarding) {
+      out.push({ kind: "oversized", size: this.#discardedBytes + tail.length });
+      this.#discarding = false;
+      this.#discardedBytes = 0;
+      return;
+    }
+    let line = tail;
+    if (this.#parts.length > 0) {
+      line = new Uint8Array(this.#partBytes + tail.length);
+      let offset = 0;
+      for (const part of this.#parts) {
+        line.set(part, offset);
+        offset += part.length;
+      }
+      line.set(tail, offset);
+      this.#parts = [];
+      this.#partBytes = 0;
+    }
+    if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+    if (line.length > this.#max) out.push({ kind: "oversized", size: line.length });
+    else if (line.length > 0) out.push({ kind: "line", bytes: line });
+  }
+
+  #hold(piece: Uint8Array): void {
+    if (this.#discarding) {
+      this.#discardedBytes += piece.length;
+      return;
+    }
+    // One byte of slack for a `\r` that may precede the newline.
+    if (this.#partBytes + piece.length > this.#max + 1) {
+      this.#discarding = true;
+      this.#discardedBytes = this.#partBytes + piece.length;
+      this.#parts = [];
+      this.#partBytes = 0;
+      return;
+    }
+    // Copy: the producer may reuse its chunk buffer once we return.
+    this.#parts.push(piece.slice());
+    this.#partBytes += piece.length;
+  }
+}
+
+/**
+ * {@linkcode LineSplitter} as a TransformStream: bytes in, {@linkcode LineFrame}s out.
  *
  * @example
  * ```ts
@@ -30,67 +115,20 @@ const CR = 0x0d;
  */
 export class LineFramer extends TransformStream<Uint8Array, LineFrame> {
   constructor(options: LineFramerOptions = {}) {
-    const max = options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    let parts: Uint8Array[] = [];
-    let partBytes = 0;
-    let discarding = false;
-    let discardedBytes = 0;
-
-    const emit = (controller: TransformStreamDefaultController<LineFrame>, tail: Uint8Array) => {
-      if (discarding) {
-        controller.enqueue({ kind: "oversized", size: discardedBytes + tail.length });
-        discarding = false;
-        discardedBytes = 0;
-        return;
-      }
-      let line = tail;
-      if (parts.length > 0) {
-        line = new Uint8Array(partBytes + tail.length);
-        let offset = 0;
-        for (const part of parts) {
-          line.set(part, offset);
-          offset += part.length;
-        }
-        line.set(tail, offset);
-        parts = [];
-        partBytes = 0;
-      }
-      if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-      if (line.length > max) controller.enqueue({ kind: "oversized", size: line.length });
-      else if (line.length > 0) controller.enqueue({ kind: "line", bytes: line });
+    const splitter = new LineSplitter(options);
+    const frames: LineFrame[] = [];
+    const deliver = (controller: TransformStreamDefaultController<LineFrame>) => {
+      for (const frame of frames) controller.enqueue(frame);
+      frames.length = 0;
     };
-
-    const hold = (piece: Uint8Array) => {
-      if (discarding) {
-        discardedBytes += piece.length;
-        return;
-      }
-      // One byte of slack for a `\r` that may precede the newline.
-      if (partBytes + piece.length > max + 1) {
-        discarding = true;
-        discardedBytes = partBytes + piece.length;
-        parts = [];
-        partBytes = 0;
-        return;
-      }
-      // Copy: the producer may reuse its chunk buffer once we return.
-      parts.push(piece.slice());
-      partBytes += piece.length;
-    };
-
     super({
       transform(chunk, controller) {
-        let start = 0;
-        let newline = chunk.indexOf(LF);
-        while (newline !== -1) {
-          emit(controller, chunk.subarray(start, newline));
-          start = newline + 1;
-          newline = chunk.indexOf(LF, start);
-        }
-        if (start < chunk.length) hold(chunk.subarray(start));
+        splitter.push(chunk, frames);
+        deliver(controller);
       },
       flush(controller) {
-        if (discarding || partBytes > 0) emit(controller, new Uint8Array(0));
+        splitter.end(frames);
+        deliver(controller);
       },
     });
   }

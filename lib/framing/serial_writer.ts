@@ -1,13 +1,17 @@
 /** Options for {@linkcode SerialWriter}. */
 export interface SerialWriterOptions {
-  /** Queued messages are joined into one write up to this many bytes. @default 1048576 */
+  /** Queued messages are joined into one write up to this many bytes (a text message counts its length). @default 1048576 */
   maxBatchBytes?: number;
 }
+
+const encoder = new TextEncoder();
 
 /**
  * Writes whole messages to a WritableStream one after another — never interleaved, in the order given —
  * and awaits the sink's backpressure. Messages queued while a write is in flight are joined into one write,
- * so a burst costs one system call, not one per message. A failed sink (a broken pipe) does not throw at
+ * so a burst costs one system call, not one per message. A message may be bytes or text (UTF-8 encoded
+ * here): text queued together is joined and encoded once, which in Node 20 is far cheaper than one
+ * TextEncoder call — and one ArrayBuffer — per message. A failed sink (a broken pipe) does not throw at
  * writers: {@linkcode SerialWriter.failed} settles, and later writes are dropped.
  *
  * @example
@@ -19,11 +23,10 @@ export interface SerialWriterOptions {
 export class SerialWriter {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #maxBatch: number;
-  #queue: Uint8Array[] = [];
+  #queue: Array<Uint8Array | string> = [];
   #queueDone: Deferred = deferred();
-  /** Settles when the batch being written now is written; `undefined` when nothing is being written. */
-  #inFlight: Deferred | undefined;
-  #pumping = false;
+  /** Settles when the messages taken off the queue by the pump are written; undefined when idle. */
+  #writing: Deferred | undefined;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
@@ -33,20 +36,20 @@ export class SerialWriter {
   }
 
   /** Queues one whole message; resolves once it has been handed to the sink (or the sink failed). */
-  write(message: Uint8Array): Promise<void> {
+  write(message: Uint8Array | string): Promise<void> {
     if (this.#error !== undefined) return Promise.resolve();
     this.#queue.push(message);
     const done = this.#queueDone.promise;
-    if (!this.#pumping) void this.#pump();
+    if (this.#writing === undefined) void this.#pump();
     return done;
   }
 
   /** Resolves once everything queued so far is written. */
   flush(): Promise<void> {
-    // The queue is written after the batch in flight, so its promise covers both. With the queue empty,
-    // `#queueDone` belongs to a batch that may never come: wait for the one in flight instead.
+    // What is still queued is written after what is being written, so its promise is the later one. With
+    // nothing queued, wait for the write in flight (the queue's promise would wait for a next write).
     if (this.#queue.length > 0) return this.#queueDone.promise;
-    return this.#inFlight?.promise ?? Promise.resolve();
+    return this.#writing?.promise ?? Promise.resolve();
   }
 
   /** Settles with the sink's error the first time a write fails. */
@@ -65,13 +68,12 @@ export class SerialWriter {
   }
 
   async #pump(): Promise<void> {
-    this.#pumping = true;
     while (this.#queue.length > 0 && this.#error === undefined) {
       const messages = this.#queue;
       const done = this.#queueDone;
+      this.#writing = done;
       this.#queue = [];
       this.#queueDone = deferred();
-      this.#inFlight = done;
       try {
         for (const batch of batches(messages, this.#maxBatch)) {
           await this.#writer.ready;
@@ -85,33 +87,39 @@ export class SerialWriter {
       }
       done.resolve();
     }
-    this.#inFlight = undefined;
-    this.#pumping = false;
+    this.#writing = undefined;
   }
 }
 
-function* batches(messages: Uint8Array[], maxBatch: number): Generator<Uint8Array> {
+function* batches(messages: Array<Uint8Array | string>, maxBatch: number): Generator<Uint8Array> {
   let start = 0;
   while (start < messages.length) {
     let end = start;
     let size = 0;
+    let text = true;
     while (end < messages.length && (end === start || size + messages[end]!.length <= maxBatch)) {
       size += messages[end]!.length;
+      text &&= typeof messages[end] === "string";
       end++;
     }
-    if (end - start === 1) {
-      yield messages[start]!;
+    if (text) {
+      yield encoder.encode(end - start === 1 ? messages[start] as string : messages.slice(start, end).join(""));
     } else {
-      const joined = new Uint8Array(size);
-      let offset = 0;
-      for (let i = start; i < end; i++) {
-        joined.set(messages[i]!, offset);
-        offset += messages[i]!.length;
-      }
-      yield joined;
+      const parts = messages.slice(start, end).map((message) => typeof message === "string" ? encoder.encode(message) : message);
+      yield parts.length === 1 ? parts[0]! : concat(parts);
     }
     start = end;
   }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
 }
 
 interface Deferred<T = void> {

@@ -194,6 +194,24 @@ describe("mcp wire: tools/call", () => {
     await closed(s);
   });
 
+  it("a destructive call asks first (input_required); the signed requestState must come back unaltered and for the same call", async () => {
+    const s = labServer();
+    const elicitation = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+    const accept = { confirm: { action: "accept", content: { confirm: true } } };
+    const asked = await s.request(modern(1, "tools/call", { name: "wipe", arguments: { target: "t" } }, elicitation));
+    assert.equal(asked.result.resultType, "input_required");
+    assert.equal(asked.result.inputRequests.confirm.method, "elicitation/create");
+    const state: string = asked.result.requestState;
+    const done = await s.request(modern(2, "tools/call", { name: "wipe", arguments: { target: "t" }, requestState: state, inputResponses: accept }, elicitation));
+    assert.deepEqual(done.result.structuredContent.data, { effect: "deleted", target: "t" });
+    const tampered = `${state.slice(0, -2)}${state.endsWith("AA") ? "BB" : "AA"}`;
+    for (const [id, target, requestState] of [[3, "t", tampered], [4, "other", state]] as const) {
+      const refused = await s.request(modern(id, "tools/call", { name: "wipe", arguments: { target }, requestState, inputResponses: accept }, elicitation));
+      assert.equal(refused.result.structuredContent.error.code, "CONFIRMATION_INVALID");
+    }
+    await closed(s);
+  });
+
   it("an 8 MB argument comes back whole", async () => {
     const s = labServer();
     const text = "é".repeat(4 * 1024 * 1024);
@@ -278,6 +296,18 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     assert.equal((await s.next()).id, 9);
     assert.equal((await s.request({ jsonrpc: "2.0", id: 10, method: "nope" })).error.code, -32601);
     await closed(s);
+  });
+
+  it("stdin closing right after a line that is answered at once: the answer is flushed and the server exits", async () => {
+    // The line and EOF in one write: EOF can then arrive while the answer is still being written, and waiting
+    // for that write must not wait for a next one (it hung on Deno). Timing-dependent, so a few rounds.
+    for (let round = 0; round < 3; round++) {
+      const s = labServer();
+      s.child.stdin!.end(`${JSON.stringify([modern(1, "tools/list")])}\n`);
+      const result = await s.exited();
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(JSON.parse(s.stdoutText).error.code, -32600);
+    }
   });
 
   it("\\r\\n line endings are accepted", async () => {

@@ -25,7 +25,7 @@ export interface CatalogTool {
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function commandCatalog(tool: CatalogTool, manifest: Manifest, filter: ServeFilter): Promise<ManifestCatalog> {
+export function commandCatalog(tool: CatalogTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
   const store = () => new IdempotencyStore(tool.stateDir());
   return ManifestCatalog.create(manifest.commands, filter, (call) => {
     const definition = tool.registry.get(call.path)?.definition as CommandDefinition | undefined;
@@ -40,7 +40,7 @@ export function commandCatalog(tool: CatalogTool, manifest: Manifest, filter: Se
       dryRun: call.dryRun,
       confirmed: call.confirmed,
       timeoutMs: Math.round((definition.timeout_seconds ?? tool.timeoutSeconds) * 1000),
-      signal: call.context.signal,
+      signal: call.context.cancellation,
       env: getEnv,
       log: (message) => call.context.log("info", message),
       progress: (update) => call.context.progress(update),

@@ -33,25 +33,32 @@ export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired";
  * ```
  */
 export class ConfirmationStates {
-  readonly #key: HmacKey;
+  #key: Promise<HmacKey> | undefined;
   readonly #now: () => number;
 
-  private constructor(key: HmacKey, now: () => number) {
-    this.#key = key;
+  private constructor(now: () => number) {
     this.#now = now;
   }
 
-  /** A signer with a fresh random key; `now` is injectable for expiry tests. */
-  static async create(now: () => number = Date.now): Promise<ConfirmationStates> {
-    const key = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"]);
-    return new ConfirmationStates(key as HmacKey, now);
+  /**
+   * A signer with a fresh random key; `now` is injectable for expiry tests. The key is made on first use:
+   * most servers never ask for a confirmation, and Web Crypto's first use costs startup time.
+   */
+  static create(now: () => number = Date.now): Promise<ConfirmationStates> {
+    return Promise.resolve(new ConfirmationStates(now));
+  }
+
+  #signingKey(): Promise<HmacKey> {
+    this.#key ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"])
+      .then((key) => key as HmacKey);
+    return this.#key;
   }
 
   /** A signed state for one call of one tool with these arguments. */
   async issue(tool: string, args: Record<string, unknown>): Promise<string> {
     const payload: StatePayload = { v: 1, tool, args: await argsDigest(args), exp: this.#now() + CONFIRMATION_TTL_MS };
     const body = toBase64Url(new TextEncoder().encode(JSON.stringify(payload)));
-    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", this.#key, new TextEncoder().encode(body)));
+    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#signingKey(), new TextEncoder().encode(body)));
     return `${body}.${toBase64Url(signature)}`;
   }
 
@@ -62,7 +69,7 @@ export class ConfirmationStates {
     if (body === undefined || signature === undefined || extra !== undefined) return "malformed";
     const signatureBytes = fromBase64Url(signature);
     if (signatureBytes === undefined) return "malformed";
-    const valid = await crypto.subtle.verify("HMAC", this.#key, signatureBytes, new TextEncoder().encode(body));
+    const valid = await crypto.subtle.verify("HMAC", await this.#signingKey(), signatureBytes, new TextEncoder().encode(body));
     if (!valid) return "tampered";
     const payloadBytes = fromBase64Url(body);
     if (payloadBytes === undefined) return "malformed";

@@ -19,7 +19,7 @@
  *   request holds its slot until its response is written, so a client that stops reading stdout stops the
  *   server reading stdin, and memory stays bounded. On EOF, open requests finish and are flushed first.
  */
-import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineFramer } from "../../framing/line_framer.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import { SerialWriter } from "../../framing/serial_writer.ts";
 import {
   classifyMessage,
@@ -32,7 +32,7 @@ import {
   RpcErrorCode,
 } from "../json_rpc.ts";
 import { claimsVersion, LOG_LEVELS, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
-import type { ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import type { CallCancellation, ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 
 /** Options of {@linkcode serveMcp}. */
@@ -69,7 +69,6 @@ type Era =
 type Reply = Record<string, unknown> | null;
 
 const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
-const encoder = new TextEncoder();
 
 /**
  * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
@@ -92,7 +91,7 @@ class McpSession {
   readonly #options: McpServerOptions;
   readonly #out: SerialWriter;
   readonly #maxInFlight: number;
-  readonly #open = new Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>();
+  readonly #open = new Map<JsonRpcId, { cancellation: CallAbort; cancelled: boolean }>();
   readonly #serverMeta: Record<string, unknown>;
   #era: Era = { kind: "opening" };
   #slots = 0;
@@ -108,24 +107,37 @@ class McpSession {
   }
 
   async run(): Promise<void> {
-    const frames = this.#io.stdin.pipeThrough(
-      new LineFramer({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES }),
-    );
-    const reader = frames.getReader();
+    // stdin is split here, synchronously, chunk by chunk — not through a LineFramer TransformStream, whose
+    // per-message enqueue and read promise were a measurable share of a small call's cost.
+    const reader = this.#io.stdin.getReader();
+    const splitter = new LineSplitter({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     const stop = () => void reader.cancel().catch(() => {});
-    this.#io.signal?.addEventListener("abort", stop, { once: true });
+    const shutdown = () => {
+      stop();
+      this.#abortOpen(new DOMException("the server is shutting down", "AbortError"));
+    };
+    this.#io.signal?.addEventListener("abort", shutdown, { once: true });
     void this.#out.failed.then(stop);
+    const frames: LineFrame[] = [];
     try {
-      for (;;) {
-        if (this.#slots >= this.#maxInFlight) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
-        if (done || this.#stopped()) break;
-        this.#frame(value);
+      reading: for (;;) {
+        // A failed read ends the session like EOF, except that a partial last line is not delivered.
+        const read = await reader.read().catch(() => undefined);
+        if (read === undefined || this.#stopped()) break;
+        if (read.done) splitter.end(frames);
+        else splitter.push(read.value, frames);
+        for (const frame of frames) {
+          if (this.#slots >= this.#maxInFlight) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+          if (this.#stopped()) break reading;
+          this.#frame(frame);
+        }
+        frames.length = 0;
+        if (read.done) break;
       }
     } finally {
-      this.#io.signal?.removeEventListener("abort", stop);
+      this.#io.signal?.removeEventListener("abort", shutdown);
     }
-    if (this.#stopped()) for (const open of this.#open.values()) open.controller.abort();
+    if (this.#stopped()) this.#abortOpen();
     if (this.#slots > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
     await this.#out.flush();
     this.#out.release();
@@ -133,6 +145,10 @@ class McpSession {
 
   #stopped(): boolean {
     return this.#out.broken || this.#io.signal?.aborted === true;
+  }
+
+  #abortOpen(reason?: unknown): void {
+    for (const open of this.#open.values()) open.cancellation.abort(reason);
   }
 
   // ---- framing and classification ----
@@ -235,7 +251,7 @@ class McpSession {
       const id = Array.isArray(message) ? null : (message.id as JsonRpcId | null | undefined) ?? null;
       text = JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
     }
-    return this.#out.write(encoder.encode(`${text}\n`));
+    return this.#out.write(`${text}\n`);
   }
 
   // ---- notifications ----
@@ -247,7 +263,7 @@ class McpSession {
     const open = this.#open.get(requestId);
     if (open === undefined) return;
     open.cancelled = true;
-    open.controller.abort(new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"));
+    open.cancellation.abort(new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"));
   }
 
   // ---- requests, by era ----
@@ -374,23 +390,22 @@ class McpSession {
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: arguments must be an object" });
     }
-    const controller = new AbortController();
-    const open = { controller, cancelled: false };
+    // No listener on the session's signal per call: run() aborts every open call when the session stops.
+    const cancellation = new CallAbort();
+    const open = { cancellation, cancelled: false };
     this.#open.set(id, open);
-    const onStop = () => controller.abort(new DOMException("the server is shutting down", "AbortError"));
-    this.#io.signal?.addEventListener("abort", onStop, { once: true });
     let answered = false;
-    const context: ToolCallContext = {
+    const context = new CallContext(
       era,
       clientCapabilities,
-      signal: controller.signal,
-      progress: this.#progressSender(params, () => answered || open.cancelled),
-      log: (level, data) => {
+      cancellation,
+      this.#progressSender(params, () => answered || open.cancelled),
+      (level, data) => {
         if (answered || open.cancelled || logLevel === undefined) return;
         if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
         void this.#reply(notification("notifications/message", { level, logger: this.#options.serverInfo.name, data }));
       },
-    };
+    );
     try {
       const outcome = await this.#options.catalog.call({
         name,
@@ -417,7 +432,6 @@ class McpSession {
     } finally {
       answered = true;
       this.#open.delete(id);
-      this.#io.signal?.removeEventListener("abort", onStop);
     }
   }
 
@@ -432,6 +446,78 @@ class McpSession {
       last = update.progress;
       void this.#reply(notification("notifications/progress", { progressToken: token, ...update }));
     };
+  }
+}
+
+/**
+ * One call's cancellation. Most calls are never cancelled and never read their AbortSignal, and in Node 20
+ * building one costs several µs (an EventTarget made with `setPrototypeOf`) — more than the rest of a small
+ * call's bookkeeping. So the AbortController is made only when `signal` is read (or already aborted by
+ * then), and listeners that only wait for the abort (the executor's deadline) are kept in a plain array.
+ */
+class CallAbort implements CallCancellation {
+  #controller: AbortController | undefined;
+  #listeners: Array<() => void> | undefined;
+  aborted = false;
+  reason: unknown = undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    // The reason AbortController.abort() gives when none is passed.
+    this.reason = reason ?? new DOMException("This operation was aborted", "AbortError");
+    this.#controller?.abort(this.reason);
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
+    for (const listener of listeners) listener();
+  }
+
+  addEventListener(_type: "abort", listener: () => void): void {
+    // Like an aborted AbortSignal: a listener added after the abort never fires.
+    if (!this.aborted) (this.#listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: () => void): void {
+    const index = this.#listeners?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#listeners!.splice(index, 1);
+  }
+}
+
+/**
+ * A call's {@linkcode ToolCallContext}. A class, so that `signal` is one shared prototype getter: a getter
+ * written in an object literal gives every object its own hidden class in V8 (slow to make, heavy on GC).
+ */
+class CallContext implements ToolCallContext {
+  readonly era: ToolCallContext["era"];
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly cancellation: CallAbort;
+  readonly progress: ToolCallContext["progress"];
+  readonly log: ToolCallContext["log"];
+
+  constructor(
+    era: ToolCallContext["era"],
+    clientCapabilities: Record<string, unknown>,
+    cancellation: CallAbort,
+    progress: ToolCallContext["progress"],
+    log: ToolCallContext["log"],
+  ) {
+    this.era = era;
+    this.clientCapabilities = clientCapabilities;
+    this.cancellation = cancellation;
+    this.progress = progress;
+    this.log = log;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
   }
 }
 
