@@ -41,6 +41,7 @@ const results = [];
 results.push(step("tsc (library, examples, tests)", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.check.json"]));
 results.push(step("deno check", deno, ["check", "--quiet", "mod.ts", "cmd/", "examples/", "tests/"]));
 results.push(step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]));
+results.push(step("bundle", process.execPath, [join(root, "scripts/bundle.mjs")]));
 if (only !== "deno") {
   results.push(step(`node --test (${files.length} files)`, process.execPath, [
     "--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files,

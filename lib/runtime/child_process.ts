@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import type * as NodeChildProcess from "node:child_process";
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
@@ -41,6 +41,14 @@ export interface ChildProcess {
 
 const SIGNUMS: Record<string, number> = { ...SIGNAL_NUMBERS, SIGKILL: 9, SIGPIPE: 13, SIGQUIT: 3, SIGABRT: 6 };
 
+/**
+ * `node:child_process`, loaded on first spawn: most invocations never start a child, and loading it costs
+ * every process's startup a few milliseconds (MCP clients in auto mode start a server twice per connect).
+ */
+function childProcessModule(): typeof NodeChildProcess {
+  return process.getBuiltinModule("node:child_process") as typeof NodeChildProcess;
+}
+
 const liveChildren = new Set<ChildProcess>();
 
 /**
@@ -56,7 +64,7 @@ const liveChildren = new Set<ChildProcess>();
  * ```
  */
 export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
-  const node = spawn(command, [...args], {
+  const node = childProcessModule().spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
