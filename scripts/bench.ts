@@ -77,6 +77,8 @@ interface ServerSpec {
 const SERVERS: ServerSpec[] = [
   { key: "bare/modern", label: "bare JSON loop", kind: "bare", era: "modern", file: "echo_bare.js", args: [] },
   { key: "bare/legacy", label: "bare JSON loop", kind: "bare", era: "legacy", file: "echo_bare.js", args: [] },
+  { key: "bare-envelope/modern", label: "bare loop, toolwire-sized reply", kind: "bare", era: "modern", file: "echo_bare.js", args: ["--envelope"] },
+  { key: "bare-envelope/legacy", label: "bare loop, toolwire-sized reply", kind: "bare", era: "legacy", file: "echo_bare.js", args: ["--envelope"] },
   { key: "toolwire/modern", label: "toolwire mcp serve", kind: "toolwire", era: "modern", file: "echo_toolwire.js", args: ["mcp", "serve"] },
   { key: "toolwire/legacy", label: "toolwire mcp serve", kind: "toolwire", era: "legacy", file: "echo_toolwire.js", args: ["mcp", "serve"] },
   { key: "sdk-v2/modern", label: "server 2.4 serveStdio", kind: "sdk-v2", era: "modern", file: "echo_sdk_v2.js", args: [] },
@@ -371,7 +373,7 @@ function echoed(spec: ServerSpec, result: Json): string {
     throw new BenchError(`no text content: ${preview(result)}`);
   }
   const structured = result.structuredContent as Json | undefined;
-  if (spec.kind === "toolwire") {
+  if (spec.kind === "toolwire" || spec.args.includes("--envelope")) {
     // structuredContent is the command's envelope; content[0].text is the same envelope as JSON text.
     const data = structured?.data as Json | undefined;
     if (structured?.ok !== true || typeof data?.text !== "string") throw new BenchError(`not an ok envelope: ${preview(result)}`);
@@ -751,6 +753,13 @@ function ratios(results: ServerResult[]): Ratio[] {
       ratio(`toolwire ${era} / bare: startup (first response)`, tw, M.startup, bare, M.startup, 1.2);
       ratio(`toolwire ${era} / bare: startup CPU (at first response)`, tw, M.startupCpu, bare, M.startupCpu);
       ratio(`toolwire ${era} / bare: 8 MiB CPU per MiB`, tw, M.big8, bare, M.big8);
+    }
+    // The same floor answering with toolwire's reply (the envelope as structuredContent and as JSON text):
+    // how much of the gap is the bytes SPEC §6 asks for, and how much is the framework.
+    const sized = by.get(`bare-envelope/${era}`);
+    if (sized !== undefined) {
+      ratio(`toolwire ${era} / bare, same reply: pipelined CPU per request`, tw, M.pipelined, sized, M.pipelined);
+      ratio(`toolwire ${era} / bare, same reply: sequential CPU per request`, tw, M.sequential, sized, M.sequential);
     }
     flat(tw);
     for (const sdk of [by.get(`sdk-v2/${era}`), by.get(`sdk-v1/${era}`)]) {

@@ -6,10 +6,16 @@ export interface SerialWriterOptions {
 
 const encoder = new TextEncoder();
 
+// The next turn of the event loop, after every pending microtask: setImmediate where the runtime has it
+// (Node, Deno), else a zero timeout.
+const schedule = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate ??
+  ((run: () => void) => setTimeout(run, 0));
+
 /**
  * Writes whole messages to a WritableStream one after another — never interleaved, in the order given —
- * and awaits the sink's backpressure. Messages queued while a write is in flight are joined into one write,
- * so a burst costs one system call, not one per message. A message may be bytes or text (UTF-8 encoded
+ * and awaits the sink's backpressure. Writing starts on the next turn of the event loop, and messages queued
+ * until then or while a write is in flight are joined into one write: the answers to one chunk of requests
+ * cost one system call, not one per message. A message may be bytes or text (UTF-8 encoded
  * here): text queued together is joined and encoded once, which in Node 20 is far cheaper than one
  * TextEncoder call — and one ArrayBuffer — per message. A failed sink (a broken pipe) does not throw at
  * writers: {@linkcode SerialWriter.failed} settles, and later writes are dropped.
@@ -27,6 +33,7 @@ export class SerialWriter {
   #queueDone: Deferred = deferred();
   /** Settles when the messages taken off the queue by the pump are written; undefined when idle. */
   #writing: Deferred | undefined;
+  #scheduled = false;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
@@ -40,7 +47,13 @@ export class SerialWriter {
     if (this.#error !== undefined) return Promise.resolve();
     this.#queue.push(message);
     const done = this.#queueDone.promise;
-    if (this.#writing === undefined) void this.#pump();
+    if (this.#writing === undefined && !this.#scheduled) {
+      this.#scheduled = true;
+      schedule(() => {
+        this.#scheduled = false;
+        void this.#pump();
+      });
+    }
     return done;
   }
 

@@ -3,6 +3,9 @@
  * that answers every request line (a line with an `id`) with a well-formed tools/call result echoing
  * `params.arguments.text`, shaped like the SDK servers' (content + structuredContent; modern requests also
  * get `resultType` and `_meta.serverInfo`). Lines without an id (notifications) get no answer.
+ *
+ * With `--envelope` it answers the way toolwire does — the ResponseEnvelope as `structuredContent` and as
+ * JSON text in `content` — so the same floor can be compared at the same reply size.
  */
 import process from "node:process";
 import { Buffer } from "node:buffer";
@@ -10,17 +13,24 @@ import { Buffer } from "node:buffer";
 const SERVER_META = { "io.modelcontextprotocol/serverInfo": { name: "echo-bare", version: "1.0.0" } };
 let partial: Buffer[] = [];
 
+const ENVELOPE = process.argv.includes("--envelope");
+
 function answer(line: Buffer, out: string[]): void {
   const message = JSON.parse(line.toString("utf8"));
   if (message.id === undefined) return;
   const params = message.params ?? {};
   const text = params.arguments?.text;
-  const result: Record<string, unknown> = { content: [{ type: "text", text }], structuredContent: { text } };
+  const result: Record<string, unknown> = ENVELOPE ? envelopeResult(text) : { content: [{ type: "text", text }], structuredContent: { text } };
   if (params._meta !== undefined) {
     result.resultType = "complete";
     result._meta = SERVER_META;
   }
   out.push(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`);
+}
+
+function envelopeResult(text: unknown): Record<string, unknown> {
+  const envelope = { ok: true, data: { text }, error: null, warnings: [], meta: { timeout_ms: 60000, exit_code: 0, duration_ms: 0 } };
+  return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope, isError: false };
 }
 
 process.stdin.on("data", (chunk: Buffer) => {
