@@ -138,6 +138,18 @@ describe("mcp wire: tools/list", () => {
     await closed(s);
   });
 
+  it("protocol commands (notes lsp, a DAP adapter, mcp serve itself) are never tools, and calling one runs nothing", async () => {
+    for (const [argv, left] of [[NOTES, ["lsp", "mcp_serve"]], [programArgv("tests/fixtures/dap_fixture.ts"), ["debug-adapter", "mcp_serve"]]] as const) {
+      const s = new WireSession([...argv, "mcp", "serve"]);
+      const names = (await s.request(modern(1, "tools/list"))).result.tools.map((t: { name: string }) => t.name);
+      for (const name of left) {
+        assert.equal(names.includes(name), false, `${name} must not be listed`);
+        assert.equal((await s.request(modern(`call-${name}`, "tools/call", { name, arguments: {} }))).error.code, -32602);
+      }
+      await closed(s);
+    }
+  });
+
   it("--read-only keeps only safe commands", async () => {
     const s = new WireSession([...NOTES, "mcp", "serve", "--read-only"]);
     const { result } = await s.request(modern(1, "tools/list"));
