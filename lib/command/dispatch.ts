@@ -7,7 +7,8 @@ import { executeCommand } from "./executor.ts";
 import { ExitCode } from "../exit_code.ts";
 import { FORMATS, type OutputFormat } from "./framework_flags.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
-import { IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency_store.ts";
+import { idempotencyKeyIssue, IdempotencyStore } from "./idempotency_store.ts";
+import { argumentErrorEnvelope } from "./argument_error.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "./input_values.ts";
 import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
@@ -64,9 +65,8 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   const args = completePositionals(definition.positionals ?? [], parsed.positionals, issues, "text");
   const timeoutMs = resolveTimeout(tool, parsed, definition, issues);
   const key = parsed.given.get("idempotency-key") as string | undefined;
-  if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
-    issues.push({ field: "--idempotency-key", message: `--idempotency-key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
-  }
+  const keyIssue = idempotencyKeyIssue(key, "--idempotency-key");
+  if (keyIssue !== undefined) issues.push(keyIssue);
   const protocol = definition.stdout === "protocol";
   if (issues.length > 0) return argError(tool, issues, format, output, startedAt, protocol ? "stderr" : "stdout", command.path);
 
@@ -166,18 +166,7 @@ async function argError(
   path?: string,
 ): Promise<number> {
   const help = path === undefined ? `${tool.name} --help` : `${tool.name} ${path.replaceAll(".", " ")} --help`;
-  const envelope = makeEnvelope({
-    exitCode: ExitCode.ARG_ERROR,
-    error: {
-      code: "ARG_ERROR",
-      message: issues.map((issue) => issue.message).join("; "),
-      retryable: false,
-      phase: "validation",
-      suggestion: issues.find((issue) => issue.suggestion)?.suggestion ?? `run '${help}'`,
-      issues,
-    },
-    startedAt,
-  });
+  const envelope = argumentErrorEnvelope(issues, startedAt, `run '${help}'`);
   // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
   if (format === "plain" || stream === "stderr") await output.line("stderr", renderPlainError(tool.name, envelope));
   if (format === "json") await output.envelope(stream, envelope);

@@ -1,4 +1,5 @@
 import { ensureDir, joinPath, readTextIfExists, writeTextAtomic } from "../runtime/mod.ts";
+import type { InputIssue } from "./input_values.ts";
 import { canonicalJson, sha256Tag } from "./manifest.ts";
 
 /** What the store keeps for one idempotency key: the first successful result and what produced it. */
@@ -15,6 +16,20 @@ export interface StoredResult {
 
 /** Longest accepted idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/**
+ * The input issue of an idempotency key that is empty or too long, under the name the caller used
+ * (`--idempotency-key` on the CLI, `idempotency_key` over MCP); `undefined` when it is fine or absent.
+ *
+ * @example
+ * ```ts
+ * idempotencyKeyIssue("", "--idempotency-key")?.message; // "--idempotency-key must be 1 to 256 characters"
+ * ```
+ */
+export function idempotencyKeyIssue(key: string | undefined, label: string): InputIssue | undefined {
+  if (key === undefined || (key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH)) return undefined;
+  return { field: label, message: `${label} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` };
+}
 
 /**
  * An on-disk idempotency store (REQ-C-007): one JSON file per key, named by the key's SHA-256 so that no key

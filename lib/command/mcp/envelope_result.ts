@@ -1,7 +1,5 @@
 import type { CallToolResult } from "../../protocol/mcp/mod.ts";
-import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
-import { ExitCode } from "../../exit_code.ts";
-import type { InputIssue } from "../input_values.ts";
+import type { ResponseEnvelope } from "../envelope.ts";
 
 /**
  * A command's envelope as an MCP tool result (SPEC §6): `structuredContent` is the envelope, `content` its
@@ -14,27 +12,4 @@ import type { InputIssue } from "../input_values.ts";
  */
 export function envelopeResult(envelope: ResponseEnvelope): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope, isError: !envelope.ok };
-}
-
-/**
- * The ARG_ERROR envelope of tool arguments that failed validation; nothing ran.
- *
- * @example
- * ```ts
- * argumentErrorEnvelope([{ field: "limit", message: "limit expects an integer, got 'x'" }], performance.now());
- * ```
- */
-export function argumentErrorEnvelope(issues: InputIssue[], startedAt: number): ResponseEnvelope {
-  return makeEnvelope({
-    exitCode: ExitCode.ARG_ERROR,
-    error: {
-      code: "ARG_ERROR",
-      message: issues.map((issue) => issue.message).join("; "),
-      retryable: false,
-      phase: "validation",
-      ...(issues.some((issue) => issue.suggestion) ? { suggestion: issues.find((issue) => issue.suggestion)!.suggestion } : {}),
-      issues,
-    },
-    startedAt,
-  });
 }

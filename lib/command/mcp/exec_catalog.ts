@@ -6,7 +6,7 @@ import { cancelledError, confirmationRequiredError } from "../executor.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
-import { argumentErrorEnvelope } from "./envelope_result.ts";
+import { argumentErrorEnvelope } from "../argument_error.ts";
 import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
 

@@ -2,11 +2,12 @@ import type { McpTool, ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog }
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../framework_flags.ts";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency_store.ts";
+import { idempotencyKeyIssue } from "../idempotency_store.ts";
 import { completeFlags, completePositionals } from "../input_values.ts";
 import type { CommandEntry, FlagEntry } from "../manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
-import { argumentErrorEnvelope, envelopeResult } from "./envelope_result.ts";
+import { argumentErrorEnvelope } from "../argument_error.ts";
+import { envelopeResult } from "./envelope_result.ts";
 import { mcpTool, parseToolArguments, servedCommands, type ServeFilter } from "./tool_mapping.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
@@ -115,9 +116,8 @@ export class ManifestCatalog implements ToolCatalog {
     const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, (name) => name.replaceAll("-", "_"));
     const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", (name) => name);
     const key = parsed.idempotencyKey;
-    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
-      parsed.issues.push({ field: "idempotency_key", message: `idempotency_key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
-    }
+    const keyIssue = idempotencyKeyIssue(key, "idempotency_key");
+    if (keyIssue !== undefined) parsed.issues.push(keyIssue);
     if (parsed.issues.length > 0) return result(argumentErrorEnvelope(parsed.issues, startedAt));
 
     const run = (options: { dryRun: boolean; confirmed: boolean }) =>
