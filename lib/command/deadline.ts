@@ -1,3 +1,4 @@
+import type { CallCancellation } from "../protocol/mcp/tool_catalog.ts";
 import { Cancellation } from "./cancellation.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
@@ -11,15 +12,10 @@ export type Settled<T> =
 export const CANCEL_GRACE_MS = 2_000;
 
 /**
- * Outside cancellation as {@linkcode runWithDeadline} listens to it: an AbortSignal, or a lighter object with
- * the same reading half (the MCP server's per-call cancellation, which builds no AbortSignal unless asked).
+ * Outside cancellation as {@linkcode runWithDeadline} listens to it: an AbortSignal, or the MCP server's
+ * lighter per-call cancellation, which builds no AbortSignal unless asked (the same reading half).
  */
-export interface CancelSource {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
+export type CancelSource = CallCancellation;
 
 /**
  * What the work is handed: its cancellation signal, built on first read. In Node 20 an AbortSignal is an

@@ -1,4 +1,5 @@
-import type { ProtocolIO } from "./protocol_loop.ts";
+import type { InFlight } from "./in_flight.ts";
+import type { ProtocolFailure, ProtocolIO } from "./protocol_loop.ts";
 import {
   type ContentLengthFrame,
   ContentLengthFramer,
@@ -59,5 +60,42 @@ export class ContentLengthSession {
     await this.#out.flush();
     this.#stop();
     this.#out.release();
+  }
+}
+
+/** What a frame handler tells the loop: go on (`undefined`), or end the session with this result. */
+export type FrameOutcome = { end: ProtocolFailure | undefined } | undefined;
+
+/**
+ * The read loop LSP and DAP share: wait for room among the open requests, read a frame, hand it over, until
+ * the input ends (then the open requests are answered first, unless a signal ended the process) or a handler
+ * ends the session. However it ends, open requests are aborted, `ended` fires and the session is flushed.
+ *
+ * @example
+ * ```ts
+ * return await runFrameLoop(io, session, requests, ended, (frame) => this.#onFrame(frame));
+ * ```
+ */
+export async function runFrameLoop<K, T>(
+  io: ProtocolIO,
+  session: ContentLengthSession,
+  requests: InFlight<K, T>,
+  ended: AbortController,
+  onFrame: (frame: ContentLengthFrame) => Promise<FrameOutcome>,
+): Promise<void | ProtocolFailure> {
+  try {
+    for (;;) {
+      await requests.room();
+      const frame = await session.next();
+      if (frame === undefined) break;
+      const outcome = await onFrame(frame);
+      if (outcome !== undefined) return outcome.end;
+    }
+    if (!io.signal.aborted) await requests.answered();
+    return undefined;
+  } finally {
+    requests.abortAll();
+    ended.abort();
+    await session.close();
   }
 }

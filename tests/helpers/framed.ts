@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { Buffer } from "node:buffer";
 import type { Loose } from "./run.ts";
+import { Inbox } from "./inbox.ts";
 
 const PREFIX = Buffer.from("Content-Length: ");
 const SEPARATOR = Buffer.from("\r\n\r\n");
@@ -50,10 +51,8 @@ export function parseFrames(bytes: Uint8Array): { messages: Loose[]; rest: Buffe
 export class FramedPeer {
   readonly #child: ChildProcess;
   #pending: Buffer = Buffer.alloc(0);
-  readonly #received: Loose[] = [];
-  #read = 0;
+  readonly #inbox = new Inbox<Loose>();
   #failure: Error | undefined;
-  #wake: (() => void) | undefined;
 
   constructor(child: ChildProcess) {
     this.#child = child;
@@ -62,13 +61,13 @@ export class FramedPeer {
       try {
         const { messages, rest } = parseFrames(Buffer.concat([this.#pending, chunk]));
         this.#pending = rest;
-        this.#received.push(...messages);
+        this.#inbox.push(...messages);
       } catch (error) {
         this.#failure = error as Error;
+        this.#inbox.wake();
       }
-      this.#wake?.();
     });
-    child.stdout!.on("end", () => this.#wake?.());
+    child.stdout!.on("end", () => this.#inbox.wake());
   }
 
   /** Writes one framed JSON message. */
@@ -87,23 +86,10 @@ export class FramedPeer {
   }
 
   /** The server's next message, in the order written. */
-  async next(timeoutMs = 10_000): Promise<Loose> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#read >= this.#received.length) {
+  next(timeoutMs = 10_000): Promise<Loose> {
+    return this.#inbox.next(timeoutMs, () => {
       if (this.#failure !== undefined) throw this.#failure;
       if (this.#child.stdout!.readableEnded) throw new Error("stdout ended before the next message");
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new Error(`no message within ${timeoutMs} ms; got ${JSON.stringify(this.#received)}`);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    return this.#received[this.#read++];
+    }, () => `got ${JSON.stringify(this.#inbox.unread())}`);
   }
 }

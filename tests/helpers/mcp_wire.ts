@@ -3,6 +3,7 @@
  * stdout byte is kept, so a test can check that nothing but protocol messages was ever written.
  */
 import type { ChildProcess } from "node:child_process";
+import { Inbox } from "./inbox.ts";
 import { finished, type Loose, type RunOptions, type RunResult, start } from "./run.ts";
 
 /** The `_meta` envelope a modern request carries. */
@@ -36,8 +37,7 @@ export class WireSession {
   readonly #done: Promise<RunResult>;
   #partial: string[] = [];
   readonly #stdoutParts: string[] = [];
-  readonly #lines: string[] = [];
-  #waiter: (() => void) | undefined;
+  readonly #lines = new Inbox<string>();
 
   /** Every byte the server wrote to stdout, as text. */
   get stdoutText(): string {
@@ -62,7 +62,6 @@ export class WireSession {
         newline = text.indexOf("\n", start);
       }
       if (start < text.length) this.#partial.push(text.slice(start));
-      this.#waiter?.();
     });
     this.#done = finished(this.child, options.timeoutMs ?? 30_000);
   }
@@ -76,19 +75,7 @@ export class WireSession {
 
   /** The next line the server writes, parsed; fails after `timeoutMs`. */
   async next(timeoutMs = 10_000): Promise<Loose> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#lines.length === 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms; stdout so far ends: ${this.stdoutText.slice(-500)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    return JSON.parse(this.#lines.shift()!);
+    return JSON.parse(await this.#lines.next(timeoutMs, () => {}, () => `stdout so far ends: ${this.stdoutText.slice(-500)}`));
   }
 
   /** Sends a request and returns its response, skipping nothing: the very next line must answer it. */
@@ -108,7 +95,7 @@ export class WireSession {
 
   /** Whether unread lines are waiting. */
   get pending(): number {
-    return this.#lines.length;
+    return this.#lines.unread().length;
   }
 
   /** Closes stdin and waits for the process to end. */

@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import type { ProtocolIO } from "../../lib/command/contract.ts";
 import { frame, parseFrames } from "./framed.ts";
 import type { Loose } from "./run.ts";
+import { Inbox } from "./inbox.ts";
 
 /** One side of an in-memory protocol session. */
 export class InMemoryPeer {
@@ -15,10 +16,8 @@ export class InMemoryPeer {
   readonly logs: string[] = [];
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
   readonly #signal = new AbortController();
-  readonly #received: Loose[] = [];
+  readonly #inbox = new Inbox<Loose>();
   #pending: Buffer = Buffer.alloc(0);
-  #read = 0;
-  #wake: (() => void) | undefined;
 
   constructor() {
     const stdin = new TransformStream<Uint8Array, Uint8Array>();
@@ -27,8 +26,7 @@ export class InMemoryPeer {
       write: (chunk) => {
         const { messages, rest } = parseFrames(Buffer.concat([this.#pending, chunk]));
         this.#pending = rest;
-        this.#received.push(...messages);
-        this.#wake?.();
+        this.#inbox.push(...messages);
       },
     });
     this.io = {
@@ -61,24 +59,12 @@ export class InMemoryPeer {
 
   /** Every message the loop has written so far and not yet read. */
   unread(): Loose[] {
-    return this.#received.slice(this.#read);
+    return this.#inbox.unread();
   }
 
   /** The loop's next message, in the order written. */
-  async next(timeoutMs = 5_000): Promise<Loose> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#read >= this.#received.length) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    return this.#received[this.#read++];
+  next(timeoutMs = 5_000): Promise<Loose> {
+    return this.#inbox.next(timeoutMs);
   }
 }
 

@@ -25,7 +25,7 @@ import {
   encodeContentLength,
 } from "../../framing/content_length_framer.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
-import { ContentLengthSession } from "../content_length_session.ts";
+import { ContentLengthSession, type FrameOutcome, runFrameLoop } from "../content_length_session.ts";
 import { InFlight } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import { decodeJson } from "../json_rpc.ts";
@@ -124,7 +124,6 @@ export function serveDap(
 }
 
 /** How a message ended the session, or `undefined` to go on reading. */
-type Stop = { end: ProtocolFailure | undefined } | undefined;
 
 /** A request as it was read, before its command is known to be served. */
 interface DapRequest {
@@ -156,25 +155,11 @@ class DapServer {
     io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
   }
 
-  async run(): Promise<void | ProtocolFailure> {
-    try {
-      for (;;) {
-        await this.#requests.room();
-        const frame = await this.#session.next();
-        if (frame === undefined) break;
-        const stop = await this.#onFrame(frame);
-        if (stop !== undefined) return stop.end;
-      }
-      if (!this.#io.signal.aborted) await this.#requests.answered();
-      return undefined;
-    } finally {
-      this.#requests.abortAll();
-      this.#ended.abort();
-      await this.#session.close();
-    }
+  run(): Promise<void | ProtocolFailure> {
+    return runFrameLoop(this.#io, this.#session, this.#requests, this.#ended, (frame) => this.#onFrame(frame));
   }
 
-  async #onFrame(frame: ContentLengthFrame): Promise<Stop> {
+  async #onFrame(frame: ContentLengthFrame): Promise<FrameOutcome> {
     switch (frame.kind) {
       case "message":
         return await this.#onMessage(frame.bytes);
@@ -200,7 +185,7 @@ class DapServer {
     }
   }
 
-  async #onMessage(bytes: Uint8Array): Promise<Stop> {
+  async #onMessage(bytes: Uint8Array): Promise<FrameOutcome> {
     const decoded = decodeJson(bytes);
     if (!decoded.ok) {
       await this.#output(decoded.error.message);
@@ -239,7 +224,7 @@ class DapServer {
     return undefined;
   }
 
-  async #onRequest(request: DapRequest): Promise<Stop> {
+  async #onRequest(request: DapRequest): Promise<FrameOutcome> {
     const { seq, command } = request;
     if (command === "initialize") {
       await this.#initialize(request);

@@ -26,7 +26,7 @@ import {
   encodeContentLength,
 } from "../../framing/content_length_framer.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
-import { ContentLengthSession } from "../content_length_session.ts";
+import { ContentLengthSession, type FrameOutcome, runFrameLoop } from "../content_length_session.ts";
 import { InFlight } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import {
@@ -173,7 +173,6 @@ export function serveLsp(
 type Lifecycle = "uninitialized" | "running" | "shut-down";
 
 /** How a message ended the session, or `undefined` to go on reading. */
-type Stop = { end: ProtocolFailure | undefined } | undefined;
 
 const EXIT_WITHOUT_SHUTDOWN: ProtocolFailure = {
   exitCode: ExitCode.GENERAL_ERROR,
@@ -202,25 +201,11 @@ class LspServer {
     io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
   }
 
-  async run(): Promise<void | ProtocolFailure> {
-    try {
-      for (;;) {
-        await this.#requests.room();
-        const frame = await this.#session.next();
-        if (frame === undefined) break;
-        const stop = await this.#onFrame(frame);
-        if (stop !== undefined) return stop.end;
-      }
-      if (!this.#io.signal.aborted) await this.#requests.answered();
-      return undefined;
-    } finally {
-      this.#requests.abortAll();
-      this.#ended.abort();
-      await this.#session.close();
-    }
+  run(): Promise<void | ProtocolFailure> {
+    return runFrameLoop(this.#io, this.#session, this.#requests, this.#ended, (frame) => this.#onFrame(frame));
   }
 
-  async #onFrame(frame: ContentLengthFrame): Promise<Stop> {
+  async #onFrame(frame: ContentLengthFrame): Promise<FrameOutcome> {
     switch (frame.kind) {
       case "message":
         return await this.#onMessage(frame.bytes);
@@ -246,7 +231,7 @@ class LspServer {
     }
   }
 
-  async #onMessage(bytes: Uint8Array): Promise<Stop> {
+  async #onMessage(bytes: Uint8Array): Promise<FrameOutcome> {
     const decoded = decodeJson(bytes);
     if (!decoded.ok) {
       await this.#reply(null, decoded.error);
@@ -276,7 +261,7 @@ class LspServer {
     }
   }
 
-  async #onNotification(method: string, params: unknown): Promise<Stop> {
+  async #onNotification(method: string, params: unknown): Promise<FrameOutcome> {
     if (method === "exit") return { end: this.#state === "shut-down" ? undefined : EXIT_WITHOUT_SHUTDOWN };
     if (this.#state !== "running") return undefined;
     if (method === "$/cancelRequest") {
