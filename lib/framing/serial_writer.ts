@@ -1,3 +1,5 @@
+import { directWrite, type StdioData } from "../runtime/stdio.ts";
+
 /** Options for {@linkcode SerialWriter}. */
 export interface SerialWriterOptions {
   /** Queued messages are joined into one write up to this many bytes (a text message counts its length). @default 1048576 */
@@ -6,54 +8,48 @@ export interface SerialWriterOptions {
 
 const encoder = new TextEncoder();
 
-// The next turn of the event loop, after every pending microtask: setImmediate where the runtime has it
-// (Node, Deno), else a zero timeout.
-const schedule = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate ??
-  ((run: () => void) => setTimeout(run, 0));
-
 /**
  * Writes whole messages to a WritableStream one after another — never interleaved, in the order given —
- * and awaits the sink's backpressure. Writing starts on the next turn of the event loop, and messages queued
- * until then or while a write is in flight are joined into one write: the answers to one chunk of requests
- * cost one system call, not one per message. A message may be bytes or text (UTF-8 encoded
- * here): text queued together is joined and encoded once, which in Node 20 is far cheaper than one
- * TextEncoder call — and one ArrayBuffer — per message. A failed sink (a broken pipe) does not throw at
- * writers: {@linkcode SerialWriter.failed} settles, and later writes are dropped.
+ * and awaits the sink's backpressure. A message written while the sink is idle goes out at once; messages
+ * queued while a write is in flight are joined into the next write, so under load the answers to a chunk of
+ * requests cost a couple of system calls, not one per message, and a lone answer waits for nothing. A
+ * message may be bytes or text: text queued together is joined and encoded once (by Node itself when the
+ * sink is the process's stdout or stderr). A failed sink (a broken pipe) does not throw at writers:
+ * {@linkcode SerialWriter.failed} settles, and later writes are dropped.
  *
  * @example
  * ```ts
  * const out = new SerialWriter(stdioWritable("stdout"));
- * await out.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
+ * await out.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
  * ```
  */
 export class SerialWriter {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #write: (data: StdioData) => Promise<void>;
   readonly #maxBatch: number;
-  #queue: Array<Uint8Array | string> = [];
+  #queue: StdioData[] = [];
   #queueDone: Deferred = deferred();
   /** Settles when the messages taken off the queue by the pump are written; undefined when idle. */
   #writing: Deferred | undefined;
-  #scheduled = false;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
   constructor(sink: WritableStream<Uint8Array>, options: SerialWriterOptions = {}) {
-    this.#writer = sink.getWriter();
+    const writer = sink.getWriter();
+    this.#writer = writer;
+    this.#write = directWrite(sink) ?? (async (data) => {
+      await writer.ready;
+      await writer.write(typeof data === "string" ? encoder.encode(data) : data);
+    });
     this.#maxBatch = options.maxBatchBytes ?? 1 << 20;
   }
 
   /** Queues one whole message; resolves once it has been handed to the sink (or the sink failed). */
-  write(message: Uint8Array | string): Promise<void> {
+  write(message: StdioData): Promise<void> {
     if (this.#error !== undefined) return Promise.resolve();
     this.#queue.push(message);
     const done = this.#queueDone.promise;
-    if (this.#writing === undefined && !this.#scheduled) {
-      this.#scheduled = true;
-      schedule(() => {
-        this.#scheduled = false;
-        void this.#pump();
-      });
-    }
+    if (this.#writing === undefined) void this.#pump();
     return done;
   }
 
@@ -88,10 +84,7 @@ export class SerialWriter {
       this.#queue = [];
       this.#queueDone = deferred();
       try {
-        for (const batch of batches(messages, this.#maxBatch)) {
-          await this.#writer.ready;
-          await this.#writer.write(batch);
-        }
+        for (const batch of batches(messages, this.#maxBatch)) await this.#write(batch);
       } catch (error) {
         this.#error = error ?? new Error("write failed");
         this.#failed.resolve(this.#error);
@@ -104,7 +97,8 @@ export class SerialWriter {
   }
 }
 
-function* batches(messages: Array<Uint8Array | string>, maxBatch: number): Generator<Uint8Array> {
+/** Consecutive messages joined up to `maxBatch`: text with text as one string, anything with bytes as bytes. */
+function* batches(messages: StdioData[], maxBatch: number): Generator<StdioData> {
   let start = 0;
   while (start < messages.length) {
     let end = start;
@@ -115,12 +109,9 @@ function* batches(messages: Array<Uint8Array | string>, maxBatch: number): Gener
       text &&= typeof messages[end] === "string";
       end++;
     }
-    if (text) {
-      yield encoder.encode(end - start === 1 ? messages[start] as string : messages.slice(start, end).join(""));
-    } else {
-      const parts = messages.slice(start, end).map((message) => typeof message === "string" ? encoder.encode(message) : message);
-      yield parts.length === 1 ? parts[0]! : concat(parts);
-    }
+    if (end - start === 1) yield messages[start]!;
+    else if (text) yield messages.slice(start, end).join("");
+    else yield concat(messages.slice(start, end).map((message) => typeof message === "string" ? encoder.encode(message) : message));
     start = end;
   }
 }

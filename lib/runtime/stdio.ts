@@ -1,15 +1,20 @@
 import process from "node:process";
-import { Readable } from "node:stream";
 import { deno } from "./deno_api.ts";
 
 /** One of the three standard streams. */
 export type StdStream = "stdin" | "stdout" | "stderr";
 
-type ByteWrite = (bytes: Uint8Array) => Promise<void>;
+/** What the stdio writers take: bytes, or text to be written as UTF-8. */
+export type StdioData = Uint8Array | string;
+
+/** Writes to a standard stream; resolves once the data is handed to the OS. */
+export type StdioWrite = (data: StdioData) => Promise<void>;
+
+const encoder = new TextEncoder();
 
 // Captured once, before anything can reroute stray writes (see `redirectStrayStdout`): the protocol channel
 // must keep writing to the real fd 1 after handler code has been pointed at stderr.
-const rawWrite: Record<"stdout" | "stderr", ByteWrite> = deno
+const rawWrite: Record<"stdout" | "stderr", StdioWrite> = deno
   ? { stdout: denoWriteAll(deno.stdout), stderr: denoWriteAll(deno.stderr) }
   : { stdout: nodeWrite(process.stdout), stderr: nodeWrite(process.stderr) };
 
@@ -20,23 +25,27 @@ if (!deno) {
   process.stderr.on("error", () => {});
 }
 
-function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): ByteWrite {
+function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): StdioWrite {
   const write = writer.write.bind(writer);
-  return async (bytes) => {
+  return async (data) => {
+    const bytes = typeof data === "string" ? encoder.encode(data) : data;
     let offset = 0;
     while (offset < bytes.length) offset += await write(bytes.subarray(offset));
   };
 }
 
-function nodeWrite(stream: NodeJS.WriteStream): ByteWrite {
+function nodeWrite(stream: NodeJS.WriteStream): StdioWrite {
   const write = stream.write.bind(stream);
-  // The callback fires once the bytes left the process (or failed): awaiting it is the flush guarantee
-  // that `process.exit` lacks past 64 KiB on a pipe.
-  return (bytes) =>
+  // Text goes in as text: Node encodes it on the way to the system call, which is cheaper than a TextEncoder
+  // call and an ArrayBuffer per message. The callback fires once the data left the process (or failed):
+  // awaiting it is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
+  return (data) =>
     new Promise<void>((resolve, reject) => {
-      write(bytes, (error?: Error | null) => (error ? reject(error) : resolve()));
+      write(data, (error?: Error | null) => (error ? reject(error) : resolve()));
     });
 }
+
+const directWrites = new WeakMap<WritableStream<Uint8Array>, StdioWrite>();
 
 /**
  * A WritableStream onto the real stdout or stderr. Each write resolves once its bytes are handed to the OS,
@@ -51,26 +60,36 @@ function nodeWrite(stream: NodeJS.WriteStream): ByteWrite {
  */
 export function stdioWritable(stream: "stdout" | "stderr"): WritableStream<Uint8Array> {
   const write = rawWrite[stream];
-  return new WritableStream<Uint8Array>({ write: (chunk) => write(chunk) });
+  const sink = new WritableStream<Uint8Array>({ write: (chunk) => write(chunk) });
+  directWrites.set(sink, write);
+  return sink;
 }
 
 /**
- * Writes bytes to the real stdout or stderr and resolves once they are flushed.
+ * The write function behind a stream made by {@linkcode stdioWritable}, or `undefined` for any other
+ * stream. It takes text as well as bytes and skips the Web Streams queue — per message, that queue costs
+ * more than the system call. Whoever writes through it must hold the stream's lock (`getWriter()`), so that
+ * nothing else writes around it.
  *
  * @example
  * ```ts
- * await writeStdio("stderr", new TextEncoder().encode("warning: disk almost full\n"));
+ * const sink = stdioWritable("stdout");
+ * const writer = sink.getWriter();
+ * const write = directWrite(sink);
+ * await (write ? write("hello\n") : writer.write(new TextEncoder().encode("hello\n")));
  * ```
  */
-export function writeStdio(stream: "stdout" | "stderr", bytes: Uint8Array): Promise<void> {
-  return rawWrite[stream](bytes);
+export function directWrite(sink: WritableStream<Uint8Array>): StdioWrite | undefined {
+  return directWrites.get(sink);
 }
 
 let stdinStream: ReadableStream<Uint8Array> | undefined;
+/** Node: whether `stdinStream` has started taking data from `process.stdin`. */
+let nodeStdinPulled = false;
 
 /**
- * Standard input as a ReadableStream of bytes. Created on first use only: commands that never ask never
- * touch stdin (`--help` must not read it).
+ * Standard input as a ReadableStream of bytes. Created on first use only, and reading starts on the first
+ * read: commands that never ask never touch stdin (`--help` must not read it).
  *
  * @example
  * ```ts
@@ -79,10 +98,122 @@ let stdinStream: ReadableStream<Uint8Array> | undefined;
  * ```
  */
 export function stdinReadable(): ReadableStream<Uint8Array> {
-  stdinStream ??= deno
-    ? deno.stdin.readable
-    : (Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>);
+  stdinStream ??= deno ? deno.stdin.readable : nodeStdinStream();
   return stdinStream;
+}
+
+function nodeStdinStream(): ReadableStream<Uint8Array> {
+  const stdin = process.stdin;
+  let closed = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!nodeStdinPulled) {
+        nodeStdinPulled = true;
+        stdin.on("data", (chunk: Uint8Array) => {
+          if (closed) return;
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) stdin.pause();
+        });
+        stdin.once("end", () => {
+          if (!closed) controller.close();
+          closed = true;
+        });
+        stdin.once("error", (error) => {
+          if (!closed) controller.error(error);
+          closed = true;
+        });
+      }
+      stdin.resume();
+    },
+    cancel() {
+      closed = true;
+      stdin.destroy();
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * Feeds a byte stream to `onChunk`, one chunk at a time, until the stream ends. When `onChunk` returns a
+ * promise, reading pauses until it settles. Resolves at the end of the stream, or when `signal` fires (the
+ * stream is then cancelled: nothing more is read); rejects when reading fails or `onChunk` throws.
+ *
+ * Node's stdin from {@linkcode stdinReadable}, still unread, is read from its `data` events directly — a
+ * sequential client sends one request per chunk, and per chunk the Web Streams read promise cost more than
+ * the JSON. The stream is locked then, so that nobody else reads it.
+ *
+ * @example
+ * ```ts
+ * await readChunks(stdinReadable(), (chunk) => void splitter.push(chunk, frames));
+ * ```
+ */
+export function readChunks(
+  stream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => Promise<void> | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!deno && stream === stdinStream && !nodeStdinPulled && !stream.locked) {
+    stream.getReader();
+    nodeStdinPulled = true;
+    return readNodeStdin(onChunk, signal);
+  }
+  return readStream(stream, onChunk, signal);
+}
+
+async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => Promise<void> | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  const reader = stream.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  if (signal?.aborted) return stop();
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || signal?.aborted) return;
+      const pending = onChunk(value);
+      if (pending !== undefined) await pending;
+    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+function readNodeStdin(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
+  const stdin = process.stdin;
+  return new Promise<void>((resolve, reject) => {
+    let finished = false;
+    const finish = (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      stdin.off("data", onData).off("end", onEnd).off("error", finish);
+      signal?.removeEventListener("abort", onAbort);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onData = (chunk: Uint8Array) => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = onChunk(chunk);
+      } catch (error) {
+        stdin.pause();
+        return finish(error);
+      }
+      if (pending === undefined) return;
+      // Paused here, no `data` or `end` comes until the chunk is done with.
+      stdin.pause();
+      pending.then(() => finished || void stdin.resume(), finish);
+    };
+    const onEnd = () => finish();
+    const onAbort = () => {
+      stdin.destroy();
+      finish();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    stdin.on("data", onData).on("end", onEnd).on("error", finish);
+  });
 }
 
 /**

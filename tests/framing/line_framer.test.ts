@@ -82,6 +82,28 @@ describe("SerialWriter", () => {
     assert.ok(writes.every((chunk) => chunk.endsWith("\n")), "a write never ends inside a message");
   });
 
+  it("writes a message to an idle sink at once, and joins what is queued meanwhile into the next write", async () => {
+    const writes: string[] = [];
+    const pending: Array<() => void> = [];
+    const sink = new WritableStream<Uint8Array>({
+      write(chunk) {
+        writes.push(decoder.decode(chunk));
+        return new Promise<void>((resolve) => pending.push(resolve));
+      },
+    });
+    const out = new SerialWriter(sink);
+    const first = out.write("one\n");
+    for (let turn = 0; turn < 10; turn++) await Promise.resolve();
+    assert.deepEqual(writes, ["one\n"], "written within microtasks, not on a later turn of the event loop");
+    const rest = [out.write("two\n"), out.write(encoder.encode("three\n"))];
+    pending.shift()!();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(writes, ["one\n", "two\nthree\n"]);
+    pending.shift()!();
+    await Promise.all(rest);
+  });
+
   it("reports a failed sink once and drops later writes instead of throwing", async () => {
     const sink = new WritableStream<Uint8Array>({
       write() {

@@ -21,6 +21,7 @@
  */
 import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import { SerialWriter } from "../../framing/serial_writer.ts";
+import { readChunks } from "../../runtime/stdio.ts";
 import {
   classifyMessage,
   decodeJson,
@@ -109,31 +110,29 @@ class McpSession {
   async run(): Promise<void> {
     // stdin is split here, synchronously, chunk by chunk — not through a LineFramer TransformStream, whose
     // per-message enqueue and read promise were a measurable share of a small call's cost.
-    const reader = this.#io.stdin.getReader();
     const splitter = new LineSplitter({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
-    const stop = () => void reader.cancel().catch(() => {});
+    const frames: LineFrame[] = [];
+    const reading = new AbortController();
+    const stop = () => reading.abort();
     const shutdown = () => {
       stop();
       this.#abortOpen(new DOMException("the server is shutting down", "AbortError"));
     };
     this.#io.signal?.addEventListener("abort", shutdown, { once: true });
+    if (this.#io.signal?.aborted) shutdown();
     void this.#out.failed.then(stop);
-    const frames: LineFrame[] = [];
     try {
-      reading: for (;;) {
-        // A failed read ends the session like EOF, except that a partial last line is not delivered.
-        const read = await reader.read().catch(() => undefined);
-        if (read === undefined || this.#stopped()) break;
-        if (read.done) splitter.end(frames);
-        else splitter.push(read.value, frames);
-        for (const frame of frames) {
-          if (this.#slots >= this.#maxInFlight) await new Promise<void>((resolve) => (this.#slotFreed = resolve));
-          if (this.#stopped()) break reading;
-          this.#frame(frame);
-        }
-        frames.length = 0;
-        if (read.done) break;
+      await readChunks(this.#io.stdin, (chunk) => {
+        splitter.push(chunk, frames);
+        return this.#dispatch(frames);
+      }, reading.signal);
+      if (!this.#stopped()) {
+        splitter.end(frames);
+        await this.#dispatch(frames);
       }
+    } catch (error) {
+      // A failed read ends the session like EOF, except that a partial last line is not delivered.
+      this.#io.log?.(`mcp: reading stdin failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.#io.signal?.removeEventListener("abort", shutdown);
     }
@@ -141,6 +140,22 @@ class McpSession {
     if (this.#slots > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
     await this.#out.flush();
     this.#out.release();
+  }
+
+  /**
+   * Handles the frames in order and empties the list. At the in-flight bound it waits for a slot first: the
+   * promise it returns then keeps reading paused.
+   */
+  #dispatch(frames: LineFrame[]): Promise<void> | undefined {
+    let next = 0;
+    const resume = (): Promise<void> | undefined => {
+      while (next < frames.length && !this.#stopped()) {
+        if (this.#slots >= this.#maxInFlight) return new Promise<void>((resolve) => (this.#slotFreed = resolve)).then(resume);
+        this.#frame(frames[next++]!);
+      }
+      frames.length = 0;
+    };
+    return resume();
   }
 
   #stopped(): boolean {

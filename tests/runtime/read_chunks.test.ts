@@ -1,0 +1,75 @@
+// readChunks: the one read loop of the MCP server. The generic path (any ReadableStream) is tested here;
+// the direct path over Node's stdin runs under every spawned `mcp serve` (mcp_wire pauses it at the
+// in-flight bound).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readChunks } from "../../lib/runtime/stdio.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A stream of the given chunks that records how many the consumer has pulled. */
+function chunkStream(chunks: string[]): { stream: ReadableStream<Uint8Array>; pulled: () => number; cancelled: () => boolean } {
+  let next = 0;
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(encoder.encode(chunks[next++]!));
+      else controller.close();
+    },
+    cancel() {
+      cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, pulled: () => next, cancelled: () => cancelled };
+}
+
+describe("readChunks", () => {
+  it("hands over every chunk in order and resolves at the end", async () => {
+    const { stream } = chunkStream(["a", "b", "c"]);
+    const seen: string[] = [];
+    await readChunks(stream, (chunk) => void seen.push(decoder.decode(chunk)));
+    assert.deepEqual(seen, ["a", "b", "c"]);
+  });
+
+  it("reads nothing more while the promise returned for a chunk is pending", async () => {
+    const { stream, pulled } = chunkStream(["a", "b"]);
+    let release!: () => void;
+    const seen: string[] = [];
+    const done = readChunks(stream, (chunk) => {
+      seen.push(decoder.decode(chunk));
+      return seen.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(seen, ["a"]);
+    assert.equal(pulled(), 1, "the second chunk was not pulled");
+    release();
+    await done;
+    assert.deepEqual(seen, ["a", "b"]);
+  });
+
+  it("stops and cancels the stream when the signal fires", async () => {
+    const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, { highWaterMark: 0 });
+    const stop = new AbortController();
+    const done = readChunks(stream, () => assert.fail("no chunk was sent"), stop.signal);
+    stop.abort();
+    await done;
+    assert.equal(stream.locked, true, "nobody else reads it afterwards");
+  });
+
+  it("cancels at once when the signal has already fired", async () => {
+    const { stream, pulled, cancelled } = chunkStream(["a"]);
+    await readChunks(stream, () => assert.fail("nothing is read"), AbortSignal.abort());
+    assert.equal(pulled(), 0);
+    assert.equal(cancelled(), true);
+  });
+
+  it("rejects when the stream fails or the chunk handler throws", async () => {
+    const failing = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new Error("read failed")) });
+    await assert.rejects(readChunks(failing, () => undefined), /read failed/);
+    const { stream } = chunkStream(["a"]);
+    await assert.rejects(readChunks(stream, () => {
+      throw new Error("handler failed");
+    }), /handler failed/);
+  });
+});
