@@ -1,5 +1,6 @@
 import type { CallCancellation } from "../protocol/mcp/tool_catalog.ts";
 import { Cancellation } from "./cancellation.ts";
+import type { CommandContext } from "./contract.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
 export type Settled<T> =
@@ -34,32 +35,43 @@ export class WorkScope {
   }
 }
 
-/** Where a context given a lazy signal by {@linkcode defineLazySignal} keeps its scope. */
-const SCOPE = Symbol("toolwire.workScope");
-
-const LAZY_SIGNAL = {
-  get(this: { [SCOPE]: WorkScope }): AbortSignal {
-    return this[SCOPE].signal;
-  },
-  enumerable: true,
-  configurable: true,
-} satisfies PropertyDescriptor;
-
 /**
- * Gives a handler context an enumerable `signal` property that reads the scope's lazy signal. Not a getter
- * written in the object literal: V8 then gives every such object a hidden class of its own (the getter
- * closure is part of it) — about 1 µs per object, and a young generation full of maps that each scavenge
- * must copy (measured: scavenges 5× longer). One shared getter keeps one hidden class.
+ * The context a handler gets. A class, so that `signal` — built only when read — is one getter on the
+ * prototype: a getter written in an object literal (or added with `defineProperty`) gives every context a
+ * hidden class of its own in V8, slow to make and heavy on the garbage collector.
  *
  * @example
  * ```ts
- * const context = defineLazySignal({ flags, args }, scope);
+ * const context = new HandlerContext({ flags, args, dryRun: false, env, log, warn, progress, meta: {} }, scope);
  * context.signal; // built now
  * ```
  */
-export function defineLazySignal<T extends object>(context: T, scope: WorkScope): T & { readonly signal: AbortSignal } {
-  Object.defineProperty(context, SCOPE, { value: scope });
-  return Object.defineProperty(context, "signal", LAZY_SIGNAL) as T & { readonly signal: AbortSignal };
+export class HandlerContext implements CommandContext {
+  readonly flags: CommandContext["flags"];
+  readonly args: CommandContext["args"];
+  readonly dryRun: boolean;
+  readonly env: CommandContext["env"];
+  readonly log: CommandContext["log"];
+  readonly warn: CommandContext["warn"];
+  readonly progress: CommandContext["progress"];
+  readonly meta: Record<string, unknown>;
+  readonly #scope: WorkScope;
+
+  constructor(fields: Omit<CommandContext, "signal">, scope: WorkScope) {
+    this.flags = fields.flags;
+    this.args = fields.args;
+    this.dryRun = fields.dryRun;
+    this.env = fields.env;
+    this.log = fields.log;
+    this.warn = fields.warn;
+    this.progress = fields.progress;
+    this.meta = fields.meta;
+    this.#scope = scope;
+  }
+
+  get signal(): AbortSignal {
+    return this.#scope.signal;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { CommandError } from "./command_error.ts";
 import type { Cancellation } from "./cancellation.ts";
-import { type CancelSource, defineLazySignal, runWithDeadline, type Settled } from "./deadline.ts";
+import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
@@ -219,8 +219,7 @@ function runHandler(
   meta: Record<string, unknown>,
 ): Promise<Settled<unknown>> {
   return runWithDeadline((scope) => {
-    // `signal` is a getter: the AbortSignal is built only if the handler looks at it.
-    const context: CommandContext = defineLazySignal({
+    const context: CommandContext = new HandlerContext({
       flags: invocation.input.flags as CommandContext["flags"],
       args: invocation.input.args as CommandContext["args"],
       dryRun,

@@ -3,7 +3,7 @@ import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
 import { CommandError } from "./command_error.ts";
 import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolLoop } from "./contract.ts";
-import { defineLazySignal, runWithDeadline } from "./deadline.ts";
+import { HandlerContext, runWithDeadline } from "./deadline.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "./envelope.ts";
 import { cancelledError } from "./executor.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
@@ -47,7 +47,7 @@ export interface ProtocolRun {
 export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   const log = (message: string) => void run.output.line("stderr", message);
   const prepared = await runWithDeadline((scope) => {
-    const context: CommandContext = defineLazySignal({
+    const context: CommandContext = new HandlerContext({
       flags: run.input.flags as CommandContext["flags"],
       args: run.input.args as CommandContext["args"],
       dryRun: false,

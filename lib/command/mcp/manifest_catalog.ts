@@ -8,7 +8,7 @@ import type { CommandEntry, FlagEntry } from "../manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
 import { envelopeResult } from "./envelope_result.ts";
-import { mcpTool, parseToolArguments, servedCommands, type ServeFilter } from "./tool_mapping.ts";
+import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
 export interface CatalogCall {
@@ -50,6 +50,7 @@ interface ServedCommand {
   entry: CommandEntry;
   /** The command's own flags: the framework's per-command flags arrive as `dry_run` & co. */
   ownFlags: Record<string, FlagEntry>;
+  arguments: ToolArgumentParser;
 }
 
 const CONFIRM_KEY = "confirm";
@@ -89,7 +90,7 @@ export class ManifestCatalog implements ToolCatalog {
     this.#options = options;
     const served = servedCommands(commands, filter);
     this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
-    this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry) }]));
+    this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry), arguments: new ToolArgumentParser(entry) }]));
   }
 
   /** Builds the catalog of a manifest's commands, each call run by `execute`. */
@@ -112,9 +113,9 @@ export class ManifestCatalog implements ToolCatalog {
     const served = this.#served.get(call.name);
     if (served === undefined) return { kind: "unknown_tool" };
     const startedAt = performance.now();
-    const parsed = parseToolArguments(served.entry, call.arguments);
-    const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, (name) => name.replaceAll("-", "_"));
-    const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", (name) => name);
+    const parsed = served.arguments.parse(call.arguments);
+    const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, argumentName);
+    const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", positionalName);
     const key = parsed.idempotencyKey;
     const keyIssue = idempotencyKeyIssue(key, "idempotency_key");
     if (keyIssue !== undefined) parsed.issues.push(keyIssue);
@@ -169,12 +170,14 @@ export class ManifestCatalog implements ToolCatalog {
   }
 }
 
+const positionalName = (name: string) => name;
+
 function ownFlags(entry: CommandEntry): Record<string, FlagEntry> {
   return Object.fromEntries(Object.entries(entry.flags).filter(([name]) => !Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)));
 }
 
 function result(envelope: ResponseEnvelope): ToolCallOutcome {
-  return { kind: "result", result: envelopeResult(envelope) };
+  return { kind: "json_result", result: envelopeResult(envelope) };
 }
 
 /**

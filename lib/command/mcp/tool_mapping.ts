@@ -4,11 +4,11 @@ import { coerceJson, type InputIssue, quote } from "../input_values.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../manifest.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
-const FRAMEWORK_ARGUMENTS: Readonly<Record<string, string>> = {
-  "idempotency-key": "idempotency_key",
-  "dry-run": "dry_run",
-  "confirm-destructive": "confirm_destructive",
-};
+const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
+  ["idempotency-key", "idempotency_key"],
+  ["dry-run", "dry_run"],
+  ["confirm-destructive", "confirm_destructive"],
+]);
 
 /** `--output` writes a file on the server's machine: never offered over MCP. */
 const NOT_OFFERED = new Set(["output"]);
@@ -35,7 +35,7 @@ export function toolName(path: string): string {
  * ```
  */
 export function argumentName(flag: string): string {
-  return FRAMEWORK_ARGUMENTS[flag] ?? flag.replaceAll("-", "_");
+  return FRAMEWORK_ARGUMENTS.get(flag) ?? flag.replaceAll("-", "_");
 }
 
 /** Whether a manifest entry may be offered as an MCP tool. */
@@ -192,44 +192,63 @@ export interface ToolArguments {
 /**
  * Checks MCP tool arguments against a command's manifest entry: unknown arguments are refused (the
  * `inputSchema` is closed), each value is type-checked, framework arguments are taken apart. Own-property
- * lookups only, so a `__proto__` key is just an unknown argument.
+ * lookups only, so a `__proto__` key is just an unknown argument. Built once per served command, so a call
+ * only looks names up.
  *
  * @example
  * ```ts
- * const parsed = parseToolArguments(entry, { title: "x", tag: ["a"] });
+ * const parsed = new ToolArgumentParser(entry).parse({ title: "x", tag: ["a"] });
  * parsed.flags.get("title"); // "x"
  * ```
  */
-export function parseToolArguments(entry: CommandEntry, args: Record<string, unknown>): ToolArguments {
-  const result: ToolArguments = { flags: new Map(), positionals: [], dryRun: false, confirmed: false, issues: [] };
-  const byArgument = new Map<string, [flag: string, spec: FlagSpec]>();
-  for (const [flag, spec] of Object.entries(entry.flags)) {
-    if (!NOT_OFFERED.has(flag)) byArgument.set(argumentName(flag), [flag, spec]);
+export class ToolArgumentParser {
+  readonly #flags = new Map<string, [flag: string, spec: FlagSpec]>();
+  readonly #positionals = new Map<string, number>();
+  readonly #positionalCount: number;
+
+  constructor(entry: CommandEntry) {
+    for (const [flag, spec] of Object.entries(entry.flags)) {
+      if (!NOT_OFFERED.has(flag)) this.#flags.set(argumentName(flag), [flag, spec]);
+    }
+    const positionals = entry.positionals ?? [];
+    positionals.forEach((positional, index) => {
+      if (!this.#positionals.has(positional.name)) this.#positionals.set(positional.name, index);
+    });
+    this.#positionalCount = positionals.length;
   }
-  const positionals = entry.positionals ?? [];
-  result.positionals = positionals.map(() => undefined);
-  for (const key of Object.keys(args)) {
-    const value = args[key];
-    const index = positionals.findIndex((p) => p.name === key);
-    if (index !== -1) {
-      result.positionals[index] = value;
-      continue;
+
+  /** Sorts one call's arguments, collecting every problem. */
+  parse(args: Record<string, unknown>): ToolArguments {
+    const result: ToolArguments = {
+      flags: new Map(),
+      positionals: new Array(this.#positionalCount).fill(undefined),
+      dryRun: false,
+      confirmed: false,
+      issues: [],
+    };
+    for (const key of Object.keys(args)) {
+      const value = args[key];
+      const index = this.#positionals.get(key);
+      if (index !== undefined) {
+        result.positionals[index] = value;
+        continue;
+      }
+      const known = this.#flags.get(key);
+      if (known === undefined) {
+        result.issues.push({ field: key, message: `unknown argument ${quote(key)}` });
+        continue;
+      }
+      const [flag, spec] = known;
+      const coerced = coerceJson(key, spec, value);
+      if ("issue" in coerced) {
+        result.issues.push(coerced.issue);
+        continue;
+      }
+      if (flag === "idempotency-key") result.idempotencyKey = coerced.value as string;
+      else if (flag === "dry-run") result.dryRun = coerced.value as boolean;
+      else if (flag === "confirm-destructive") result.confirmed = coerced.value as boolean;
+      else result.flags.set(flag, coerced.value);
     }
-    const known = byArgument.get(key);
-    if (known === undefined) {
-      result.issues.push({ field: key, message: `unknown argument ${quote(key)}` });
-      continue;
-    }
-    const [flag, spec] = known;
-    const coerced = coerceJson(key, spec, value);
-    if ("issue" in coerced) {
-      result.issues.push(coerced.issue);
-      continue;
-    }
-    if (flag === "idempotency-key") result.idempotencyKey = coerced.value as string;
-    else if (flag === "dry-run") result.dryRun = coerced.value as boolean;
-    else if (flag === "confirm-destructive") result.confirmed = coerced.value as boolean;
-    else result.flags.set(flag, coerced.value);
+    return result;
   }
-  return result;
 }

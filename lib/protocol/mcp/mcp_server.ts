@@ -33,7 +33,7 @@ import {
   RpcErrorCode,
 } from "../json_rpc.ts";
 import { claimsVersion, LOG_LEVELS, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
-import type { CallCancellation, ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import type { CallCancellation, JsonToolResult, ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 
 /** Options of {@linkcode serveMcp}. */
@@ -67,7 +67,8 @@ type Era =
   | { kind: "modern" }
   | { kind: "legacy"; version: string; initialized: boolean; capabilities: Record<string, unknown>; logLevel?: LogLevel };
 
-type Reply = Record<string, unknown> | null;
+/** A response: a message object, its JSON text when already serialised, or `null` for no answer. */
+type Reply = Record<string, unknown> | string | null;
 
 const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
 
@@ -94,6 +95,7 @@ class McpSession {
   readonly #maxInFlight: number;
   readonly #open = new Map<JsonRpcId, { cancellation: CallAbort; cancelled: boolean }>();
   readonly #serverMeta: Record<string, unknown>;
+  readonly #serverMetaJson: string;
   #era: Era = { kind: "opening" };
   #slots = 0;
   #slotFreed: (() => void) | undefined;
@@ -105,6 +107,7 @@ class McpSession {
     this.#out = new SerialWriter(io.stdout);
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
+    this.#serverMetaJson = JSON.stringify(this.#serverMeta);
   }
 
   async run(): Promise<void> {
@@ -230,8 +233,8 @@ class McpSession {
       }
     }
     this.#track(Promise.all(replies).then((all) => {
-      const answered = all.filter((reply): reply is Record<string, unknown> => reply !== null);
-      return answered.length === 0 ? null : (answered as unknown as Record<string, unknown>);
+      const answered = all.filter((reply) => reply !== null);
+      return answered.length === 0 ? null : `[${answered.map((reply) => this.#text(reply)).join(",")}]`;
     }));
   }
 
@@ -256,17 +259,20 @@ class McpSession {
     } else send(reply);
   }
 
-  #reply(message: Record<string, unknown> | Record<string, unknown>[]): Promise<void> {
-    let text: string;
+  #reply(message: Record<string, unknown> | string): Promise<void> {
+    return this.#out.write(`${this.#text(message)}\n`);
+  }
+
+  #text(message: Record<string, unknown> | string): string {
+    if (typeof message === "string") return message;
     try {
-      text = JSON.stringify(message);
+      return JSON.stringify(message);
     } catch (error) {
       // A result that cannot be serialised still gets an answer, so the client never waits forever.
       this.#io.log?.(`mcp: a reply could not be serialised: ${String(error)}`);
-      const id = Array.isArray(message) ? null : (message.id as JsonRpcId | null | undefined) ?? null;
-      text = JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
+      const id = (message.id as JsonRpcId | null | undefined) ?? null;
+      return JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
     }
-    return this.#out.write(`${text}\n`);
   }
 
   // ---- notifications ----
@@ -441,6 +447,8 @@ class McpSession {
         case "input_required":
           if (era === "legacy") return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: input_required has no legacy form" });
           return resultResponse(id, { resultType: "input_required", ...outcome.result });
+        case "json_result":
+          return this.#jsonResult(id, era, outcome.result);
         default:
           return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
       }
@@ -448,6 +456,13 @@ class McpSession {
       answered = true;
       this.#open.delete(id);
     }
+  }
+
+  /** The reply to a call whose result came serialised: the text is spliced in twice, escaped once. */
+  #jsonResult(id: JsonRpcId, era: "modern" | "legacy", result: JsonToolResult): string {
+    const content = `"content":[{"type":"text","text":${JSON.stringify(result.json)}}],"structuredContent":${result.json},"isError":${result.isError}`;
+    const body = era === "modern" ? `"resultType":"complete",${content},"_meta":${this.#serverMetaJson}` : content;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${body}}}`;
   }
 
   #progressSender(params: Record<string, unknown> | undefined, finished: () => boolean): ToolCallContext["progress"] {

@@ -28,6 +28,17 @@ export interface CallToolResult {
   isError?: boolean;
 }
 
+/**
+ * A `tools/call` result in the SPEC §6 shape, already serialised: `structuredContent` is the value whose JSON
+ * text is `json`, and `content` is one text item holding that same text. The server splices `json` into the
+ * reply as it is rather than serialising the value a second time; it must be the output of `JSON.stringify`.
+ */
+export interface JsonToolResult {
+  /** `JSON.stringify(structuredContent)`. */
+  json: string;
+  isError: boolean;
+}
+
 /** A modern interim result asking the client for input before the call can finish (SEP multi round-trip). */
 export interface InputRequiredResult {
   inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
@@ -74,6 +85,7 @@ export interface ToolCallContext {
 /** How a tool call ended. */
 export type ToolCallOutcome =
   | { kind: "result"; result: CallToolResult }
+  | { kind: "json_result"; result: JsonToolResult }
   | { kind: "input_required"; result: InputRequiredResult }
   | { kind: "unknown_tool" }
   | { kind: "error"; error: RpcError };
