@@ -99,8 +99,12 @@ export function runWithDeadline<T>(
   // The work starts first, as it always has: it sees a live signal even when the outside is already aborted.
   let running: Promise<T>;
   try {
-    running = Promise.resolve(work(scope));
+    const returned = work(scope);
+    // Work that returned a plain value has finished: no deadline to arm, no race to run.
+    if (!isThenable(returned) && options.signal?.aborted !== true) return Promise.resolve({ kind: "data", data: returned });
+    running = Promise.resolve(returned);
   } catch (error) {
+    if (options.signal?.aborted !== true) return Promise.resolve({ kind: "error", error });
     running = Promise.reject(error);
   }
 
@@ -142,4 +146,9 @@ export function runWithDeadline<T>(
     }
     running.then((data) => ended({ kind: "data", data }), (error: unknown) => ended({ kind: "error", error }));
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }

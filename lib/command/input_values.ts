@@ -133,7 +133,8 @@ export function completeFlags(
   const flags: Record<string, unknown> = Object.create(null);
   for (const [name, spec] of Object.entries(specs)) {
     if (given.has(name)) flags[name] = given.get(name);
-    else if (spec.default !== undefined) flags[name] = structuredClone(spec.default);
+    // A default object (an array) is copied: a handler that changes it must not change the next call's.
+    else if (spec.default !== undefined) flags[name] = typeof spec.default === "object" ? structuredClone(spec.default) : spec.default;
     else if (spec.required) issues.push({ field: label(name), message: `${label(name)} is required` });
     else if (spec.type === "boolean") flags[name] = false;
     else if (spec.type === "array") flags[name] = [];

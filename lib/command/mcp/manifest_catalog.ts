@@ -121,24 +121,25 @@ export class ManifestCatalog implements ToolCatalog {
     if (keyIssue !== undefined) parsed.issues.push(keyIssue);
     if (parsed.issues.length > 0) return result(argumentErrorEnvelope(parsed.issues, startedAt));
 
-    const run = (options: { dryRun: boolean; confirmed: boolean }) =>
+    const run = (dryRun: boolean, confirmed: boolean) =>
       this.#execute({
         path: served.path,
         entry: served.entry,
         given: parsed.flags,
         flags,
         args,
-        ...(key === undefined ? {} : { idempotencyKey: key }),
-        ...options,
+        idempotencyKey: key,
+        dryRun,
+        confirmed,
         context,
       });
     const asksFirst = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
       context.era === "modern" && supportsFormElicitation(context.clientCapabilities) &&
       !(key !== undefined && await this.#options.hasResult?.(key) === true);
-    if (!asksFirst) return result(await run({ dryRun: parsed.dryRun, confirmed: parsed.confirmed }));
+    if (!asksFirst) return result(await run(parsed.dryRun, parsed.confirmed));
 
     if (call.requestState === undefined) {
-      const preview = await run({ dryRun: true, confirmed: false });
+      const preview = await run(true, false);
       if (!preview.ok) return result(preview);
       return {
         kind: "input_required",
@@ -166,7 +167,7 @@ export class ManifestCatalog implements ToolCatalog {
     if (!accepted(call.inputResponses)) {
       return result(refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt));
     }
-    return result(await run({ dryRun: false, confirmed: true }));
+    return result(await run(false, true));
   }
 }
 

@@ -93,7 +93,8 @@ class McpSession {
   readonly #options: McpServerOptions;
   readonly #out: SerialWriter;
   readonly #maxInFlight: number;
-  readonly #open = new Map<JsonRpcId, { cancellation: CallAbort; cancelled: boolean }>();
+  readonly #open = new Map<JsonRpcId, CallContext>();
+  readonly #notifier: Notifier;
   readonly #serverMeta: Record<string, unknown>;
   readonly #serverMetaJson: string;
   #era: Era = { kind: "opening" };
@@ -108,6 +109,7 @@ class McpSession {
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
+    this.#notifier = { logger: options.serverInfo.name, send: (message) => void this.#reply(message) };
   }
 
   async run(): Promise<void> {
@@ -412,33 +414,19 @@ class McpSession {
       return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: arguments must be an object" });
     }
     // No listener on the session's signal per call: run() aborts every open call when the session stops.
-    const cancellation = new CallAbort();
-    const open = { cancellation, cancelled: false };
-    this.#open.set(id, open);
-    let answered = false;
-    const context = new CallContext(
-      era,
-      clientCapabilities,
-      cancellation,
-      this.#progressSender(params, () => answered || open.cancelled),
-      (level, data) => {
-        if (answered || open.cancelled || logLevel === undefined) return;
-        if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
-        void this.#reply(notification("notifications/message", { level, logger: this.#options.serverInfo.name, data }));
-      },
-    );
+    const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, this.#notifier);
+    this.#open.set(id, context);
     try {
-      const outcome = await this.#options.catalog.call({
-        name,
-        arguments: args as Record<string, unknown>,
-        ...(params?.requestState === undefined ? {} : { requestState: params.requestState }),
-        ...(params?.inputResponses === undefined ? {} : { inputResponses: params.inputResponses }),
-      }, context).catch((error: unknown): ToolCallOutcome => {
+      let outcome: ToolCallOutcome;
+      try {
+        const call = { name, arguments: args as Record<string, unknown>, requestState: params?.requestState, inputResponses: params?.inputResponses };
+        outcome = await this.#options.catalog.call(call, context);
+      } catch (error) {
         this.#io.log?.(`mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        return { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } };
-      });
+        outcome = { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } };
+      }
       // Nothing more is sent for a cancelled request (§6).
-      if (open.cancelled) return null;
+      if (context.cancelled) return null;
       switch (outcome.kind) {
         case "unknown_tool":
           return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
@@ -453,7 +441,7 @@ class McpSession {
           return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
       }
     } finally {
-      answered = true;
+      context.answered = true;
       this.#open.delete(id);
     }
   }
@@ -465,18 +453,6 @@ class McpSession {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${body}}}`;
   }
 
-  #progressSender(params: Record<string, unknown> | undefined, finished: () => boolean): ToolCallContext["progress"] {
-    const meta = params?._meta as Record<string, unknown> | undefined;
-    const token = meta?.progressToken;
-    if (typeof token !== "string" && !Number.isSafeInteger(token)) return () => {};
-    let last = -Infinity;
-    return (update) => {
-      // Progress must increase and never follow the response (§6).
-      if (finished() || !(update.progress > last)) return;
-      last = update.progress;
-      void this.#reply(notification("notifications/progress", { progressToken: token, ...update }));
-    };
-  }
 }
 
 /**
@@ -521,34 +497,68 @@ class CallAbort implements CallCancellation {
   }
 }
 
+/** Where a call's progress and log notifications go. */
+interface Notifier {
+  /** The `logger` of `notifications/message`: the server's name. */
+  logger: string;
+  send(message: Record<string, unknown>): void;
+}
+
 /**
- * A call's {@linkcode ToolCallContext}. A class, so that `signal` is one shared prototype getter: a getter
- * written in an object literal gives every object its own hidden class in V8 (slow to make, heavy on GC).
+ * One open call: its {@linkcode ToolCallContext}, and whether it was cancelled or answered. A class, so
+ * that `signal`, `progress` and `log` live once on the prototype — no closures per call, and one hidden
+ * class in V8 (a getter written in an object literal gives every object its own).
  */
 class CallContext implements ToolCallContext {
   readonly era: ToolCallContext["era"];
   readonly clientCapabilities: Record<string, unknown>;
-  readonly cancellation: CallAbort;
-  readonly progress: ToolCallContext["progress"];
-  readonly log: ToolCallContext["log"];
+  readonly cancellation = new CallAbort();
+  /** The client cancelled the call: nothing more is sent for its id (§6). */
+  cancelled = false;
+  /** The response is on its way: no progress or log may follow it (§6). */
+  answered = false;
+  readonly #progressToken: string | number | undefined;
+  readonly #logLevel: LogLevel | undefined;
+  readonly #notifier: Notifier;
+  #lastProgress = -Infinity;
 
   constructor(
     era: ToolCallContext["era"],
     clientCapabilities: Record<string, unknown>,
-    cancellation: CallAbort,
-    progress: ToolCallContext["progress"],
-    log: ToolCallContext["log"],
+    progressToken: string | number | undefined,
+    logLevel: LogLevel | undefined,
+    notifier: Notifier,
   ) {
     this.era = era;
     this.clientCapabilities = clientCapabilities;
-    this.cancellation = cancellation;
-    this.progress = progress;
-    this.log = log;
+    this.#progressToken = progressToken;
+    this.#logLevel = logLevel;
+    this.#notifier = notifier;
   }
 
   get signal(): AbortSignal {
     return this.cancellation.signal;
   }
+
+  progress(update: { progress: number; total?: number; message?: string }): void {
+    // Only when asked for, increasing, and never after the response (§6).
+    if (this.#progressToken === undefined || this.answered || this.cancelled || !(update.progress > this.#lastProgress)) return;
+    this.#lastProgress = update.progress;
+    this.#notifier.send(notification("notifications/progress", { progressToken: this.#progressToken, ...update }));
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    const threshold = this.#logLevel;
+    if (threshold === undefined || this.answered || this.cancelled) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return;
+    this.#notifier.send(notification("notifications/message", { level, logger: this.#notifier.logger, data }));
+  }
+}
+
+/** The request's `_meta.progressToken`, when it is one: the client asked for progress. */
+function progressToken(params: Record<string, unknown> | undefined): string | number | undefined {
+  const token = (params?._meta as Record<string, unknown> | undefined)?.progressToken;
+  return typeof token === "string" || Number.isSafeInteger(token) ? token as string | number : undefined;
 }
 
 function isBlank(bytes: Uint8Array): boolean {
