@@ -8,7 +8,7 @@ import type { InputIssue } from "./input_values.ts";
  *
  * @example
  * ```ts
- * argumentErrorEnvelope([{ field: "--limit", message: "--limit expects an integer, got 'x'" }], performance.now());
+ * argumentErrorEnvelope([{ field: "--limit", message: "--limit expects an integer, got 'x'" }], monotonicMs());
  * ```
  */
 export function argumentErrorEnvelope(issues: InputIssue[], startedAt: number, fallback?: string): ResponseEnvelope {

@@ -1,4 +1,4 @@
-import { isTerminal, stdioWritable } from "../runtime/mod.ts";
+import { isTerminal, monotonicMs, stdioWritable } from "../runtime/mod.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
@@ -69,7 +69,7 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
         phase: "execution",
       },
       warnings: [],
-      startedAt: performance.now() - envelope.meta.duration_ms,
+      startedAt: monotonicMs() - envelope.meta.duration_ms,
     }));
     return { text, exitCode: ExitCode.GENERAL_ERROR };
   }

@@ -1,4 +1,4 @@
-import { getEnv, isTerminal, redirectStrayStdout, writeTextAtomic } from "../runtime/mod.ts";
+import { getEnv, isTerminal, monotonicMs, redirectStrayStdout, writeTextAtomic } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
 import type { CliOutput } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
@@ -40,7 +40,7 @@ export interface DispatchTool {
  * ```
  */
 export async function dispatch(tool: DispatchTool, argv: readonly string[], output: CliOutput): Promise<number> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const parsed = parseArgv(argv, tool.registry.argvCatalog());
   const issues = parsed.issues;
   const format = resolveFormat(tool, parsed, issues);

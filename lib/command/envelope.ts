@@ -1,3 +1,4 @@
+import { monotonicMs } from "../runtime/mod.ts";
 /** A non-fatal diagnostic carried in the envelope's `warnings` array. */
 export interface Warning {
   /** A stable machine-readable identifier, e.g. `"UNDECLARED_EXIT_CODE"`. */
@@ -54,7 +55,7 @@ export interface ResponseEnvelope<T = unknown> {
  *
  * @example
  * ```ts
- * const env = makeEnvelope({ exitCode: 0, data: { id: 1 }, startedAt: performance.now() });
+ * const env = makeEnvelope({ exitCode: 0, data: { id: 1 }, startedAt: monotonicMs() });
  * ```
  */
 export function makeEnvelope<T>(parts: {
@@ -71,7 +72,7 @@ export function makeEnvelope<T>(parts: {
   // the same: the command's keys first, the framework's two last (or in place, overriding).
   const meta = Object.assign({}, parts.meta) as ResponseMeta;
   meta.exit_code = parts.exitCode;
-  meta.duration_ms = Math.max(0, Math.round(performance.now() - parts.startedAt));
+  meta.duration_ms = Math.max(0, Math.round(monotonicMs() - parts.startedAt));
   return {
     ok,
     data: parts.data ?? null,

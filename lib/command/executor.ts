@@ -1,3 +1,4 @@
+import { monotonicMs } from "../runtime/mod.ts";
 import { CommandError } from "./command_error.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
@@ -51,7 +52,7 @@ type Outcome = Settled<unknown>;
  * ```
  */
 export async function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const warnings: Warning[] = [];
   const meta: Record<string, unknown> = { timeout_ms: invocation.timeoutMs };
   const finish = (exitCode: number, data: unknown, error: ErrorDetail | null) =>

@@ -1,5 +1,6 @@
 import { closestMatch } from "./closest_match.ts";
 import type { FlagSpec, PositionalSpec } from "./contract.ts";
+import { copyJson } from "./json_copy.ts";
 
 /** One thing wrong with an invocation's input; all of them are collected before anything runs. */
 export interface InputIssue {
@@ -134,7 +135,7 @@ export function completeFlags(
   for (const [name, spec] of Object.entries(specs)) {
     if (given.has(name)) flags[name] = given.get(name);
     // A default object (an array) is copied: a handler that changes it must not change the next call's.
-    else if (spec.default !== undefined) flags[name] = typeof spec.default === "object" ? structuredClone(spec.default) : spec.default;
+    else if (spec.default !== undefined) flags[name] = typeof spec.default === "object" ? copyJson(spec.default) : spec.default;
     else if (spec.required) issues.push({ field: label(name), message: `${label(name)} is required` });
     else if (spec.type === "boolean") flags[name] = false;
     else if (spec.type === "array") flags[name] = [];

@@ -2,6 +2,7 @@ import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } 
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import type { ExitCodeTable } from "../exit_code.ts";
 import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
+import { copyJson } from "./json_copy.ts";
 
 /** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */
 export const MANIFEST_SCHEMA_VERSION = "3.17";
@@ -61,7 +62,7 @@ export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
   if (definition.stdout === "protocol" || definition.arguments === "passthrough") source.mcp = false;
   const entry: Record<string, unknown> = {};
   for (const field of CONTRACT_FIELDS) {
-    if (source[field] !== undefined) entry[field] = structuredClone(source[field]);
+    if (source[field] !== undefined) entry[field] = copyJson(source[field]);
   }
   const flags: Record<string, FlagEntry> = {};
   for (const [name, spec] of Object.entries({ ...definition.flags, ...frameworkFlagsFor(definition) })) {
@@ -77,14 +78,14 @@ export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
       ...(p.variadic === true ? { variadic: true as const } : {}),
     }));
   }
-  entry.exit_codes = sortedByCode({ ...frameworkExitCodes(definition), ...structuredClone(definition.exit_codes) });
+  entry.exit_codes = sortedByCode({ ...frameworkExitCodes(definition), ...copyJson(definition.exit_codes) });
   if (definition.danger_level === "destructive" && definition.stdout !== "protocol") entry.requires_confirmation = true;
   return entry as unknown as CommandEntry;
 }
 
 function flagEntry(spec: FlagSpec): FlagEntry {
   const entry: FlagEntry = { type: spec.type, required: spec.required ?? false, description: spec.description };
-  if (spec.default !== undefined) entry.default = structuredClone(spec.default);
+  if (spec.default !== undefined) entry.default = copyJson(spec.default);
   if (spec.enum_values !== undefined) entry.enum_values = [...spec.enum_values];
   if (spec.short !== undefined) entry.short = spec.short;
   return entry;

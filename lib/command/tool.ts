@@ -1,4 +1,4 @@
-import { commandArgs, exitProcess, getEnv, homeDir, joinPath, killAllChildren } from "../runtime/mod.ts";
+import { commandArgs, exitProcess, getEnv, homeDir, joinPath, killAllChildren, monotonicMs } from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { CliOutput } from "./cli_output.ts";
 import { RegistrationError } from "./command_error.ts";
@@ -126,7 +126,7 @@ export class Tool {
       const envelope = makeEnvelope({
         exitCode: ExitCode.GENERAL_ERROR,
         error: { code: "GENERAL_ERROR", message: `internal error: ${String(error)}`, retryable: false, phase: "execution" },
-        startedAt: performance.now(),
+        startedAt: monotonicMs(),
       });
       await output.line("stderr", renderPlainError(this.name, envelope));
       if (error instanceof Error && error.stack) await output.line("stderr", error.stack);

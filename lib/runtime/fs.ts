@@ -1,6 +1,12 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import type * as NodeFs from "node:fs/promises";
+import type * as NodeOs from "node:os";
 import { join } from "node:path";
-import { homedir } from "node:os";
+import process from "node:process";
+
+// Loaded on first use: `node:fs/promises` pulls in a dozen internal modules (readline among them), and a
+// tool that answers `--help` or serves MCP without touching its state directory never needs them.
+const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
+const os = () => process.getBuiltinModule("node:os") as typeof NodeOs;
 
 /**
  * Reads a UTF-8 text file; `undefined` when it does not exist.
@@ -12,7 +18,7 @@ import { homedir } from "node:os";
  */
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return await fs().readFile(path, "utf8");
   } catch (error) {
     if ((error as { code?: string }).code === "ENOENT") return undefined;
     throw error;
@@ -31,10 +37,10 @@ export async function readTextIfExists(path: string): Promise<string | undefined
 export async function writeTextAtomic(path: string, text: string): Promise<void> {
   const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   try {
-    await writeFile(temporary, text, { encoding: "utf8", mode: 0o600 });
-    await rename(temporary, path);
+    await fs().writeFile(temporary, text, { encoding: "utf8", mode: 0o600 });
+    await fs().rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
+    await fs().rm(temporary, { force: true });
     throw error;
   }
 }
@@ -48,7 +54,7 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
  * ```
  */
 export async function ensureDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+  await fs().mkdir(path, { recursive: true, mode: 0o700 });
 }
 
 /**
@@ -61,7 +67,7 @@ export async function ensureDir(path: string): Promise<void> {
  */
 export async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await fs().stat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -88,5 +94,5 @@ export function joinPath(...segments: string[]): string {
  * ```
  */
 export function homeDir(): string {
-  return homedir();
+  return os().homedir();
 }

@@ -17,6 +17,22 @@ export function runtimeKey(): RuntimeKey {
 }
 
 /**
+ * Milliseconds since an arbitrary fixed point, never going backwards: the clock for durations. On Node it
+ * reads `process.hrtime()`, because the first `performance.now()` loads a dozen `perf_hooks` modules —
+ * a few milliseconds of every process's startup.
+ *
+ * @example
+ * ```ts
+ * const startedAt = monotonicMs();
+ * const elapsed = monotonicMs() - startedAt;
+ * ```
+ */
+export const monotonicMs: () => number = deno ? () => performance.now() : () => {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1e3 + nanoseconds / 1e6;
+};
+
+/**
  * The command-line arguments after the program name.
  *
  * @example

@@ -68,15 +68,13 @@ export function stdioWritable(stream: "stdout" | "stderr"): WritableStream<Uint8
 /**
  * The write function behind a stream made by {@linkcode stdioWritable}, or `undefined` for any other
  * stream. It takes text as well as bytes and skips the Web Streams queue — per message, that queue costs
- * more than the system call. Whoever writes through it must hold the stream's lock (`getWriter()`), so that
- * nothing else writes around it.
+ * more than the system call. Whoever writes through it must be the stream's only writer.
  *
  * @example
  * ```ts
  * const sink = stdioWritable("stdout");
- * const writer = sink.getWriter();
  * const write = directWrite(sink);
- * await (write ? write("hello\n") : writer.write(new TextEncoder().encode("hello\n")));
+ * await (write ? write("hello\n") : sink.getWriter().write(new TextEncoder().encode("hello\n")));
  * ```
  */
 export function directWrite(sink: WritableStream<Uint8Array>): StdioWrite | undefined {

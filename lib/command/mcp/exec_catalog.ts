@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../runtime/mod.ts";
 import { Cancellation } from "../cancellation.ts";
 import { lastLine, runChild, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
@@ -41,7 +42,7 @@ export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "comman
 }
 
 async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseEnvelope> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   if (call.entry.danger_level === "destructive" && !call.dryRun && !call.confirmed) {
     const preview = await execute(target, { ...call, dryRun: true });
     if (!preview.ok) return preview;

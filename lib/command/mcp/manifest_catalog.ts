@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../runtime/mod.ts";
 import type { McpTool, ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/mod.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
@@ -112,7 +113,7 @@ export class ManifestCatalog implements ToolCatalog {
   async call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
     const served = this.#served.get(call.name);
     if (served === undefined) return { kind: "unknown_tool" };
-    const startedAt = performance.now();
+    const startedAt = monotonicMs();
     const parsed = served.arguments.parse(call.arguments);
     const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, argumentName);
     const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", positionalName);
