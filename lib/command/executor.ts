@@ -51,53 +51,74 @@ type Outcome = Settled<unknown>;
  * envelope.meta.exit_code; // 0
  * ```
  */
-export async function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
-  const startedAt = monotonicMs();
-  const warnings: Warning[] = [];
-  const meta: Record<string, unknown> = { timeout_ms: invocation.timeoutMs };
-  const finish = (exitCode: number, data: unknown, error: ErrorDetail | null) =>
-    makeEnvelope({ exitCode, data, error, warnings, startedAt, meta });
-  const destructive = invocation.definition.danger_level === "destructive";
-
+export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
+  const execution = new Execution(invocation);
   // A key that already holds a result is answered before confirmation: a replay or a conflict runs nothing,
   // so there is nothing to confirm, and a preview of today's state (say NOT_FOUND for the note the first
   // call deleted) would misreport a retry.
   const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
-  let fingerprint: string | undefined;
-  if (key !== undefined && invocation.store !== undefined) {
-    fingerprint = await callFingerprint(invocation.path, invocation.input);
-    const stored = await invocation.store.get(key);
-    if (stored !== undefined && stored.fingerprint !== fingerprint) {
-      return finish(ExitCode.CONFLICT, null, {
-        code: "IDEMPOTENCY_CONFLICT",
-        message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
-        retryable: false,
-        phase: "validation",
-        suggestion: "use a new idempotency key for a different call",
-      });
-    }
-    if (stored !== undefined) {
-      meta.idempotency_hit = true;
-      return finish(ExitCode.SUCCESS, replayed(stored.data), null);
-    }
+  if (key !== undefined && invocation.store !== undefined) return executeWithKey(execution, key, invocation.store);
+  if (needsConfirmation(invocation)) return previewUnconfirmed(execution);
+  // The common case, one step after the handler: this runs for every MCP call.
+  return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) => execution.envelope(outcome));
+}
+
+/** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
+class Execution {
+  readonly invocation: Invocation;
+  readonly startedAt = monotonicMs();
+  readonly warnings: Warning[] = [];
+  readonly meta: Record<string, unknown>;
+
+  constructor(invocation: Invocation) {
+    this.invocation = invocation;
+    this.meta = { timeout_ms: invocation.timeoutMs };
   }
 
-  if (destructive && !invocation.dryRun && !invocation.confirmed) {
-    const preview = await runHandler(invocation, warnings, true, {});
-    if (preview.kind !== "data") return outcomeEnvelope(invocation, preview, finish, warnings);
-    return finish(ExitCode.ARG_ERROR, null, confirmationRequiredError(invocation.path, preview.data));
+  finish(exitCode: number, data: unknown, error: ErrorDetail | null): ResponseEnvelope {
+    return makeEnvelope({ exitCode, data, error, warnings: this.warnings, startedAt: this.startedAt, meta: this.meta });
   }
 
-  const outcome = await runHandler(invocation, warnings, invocation.dryRun === true, meta);
-  if (outcome.kind === "data" && key !== undefined && fingerprint !== undefined && invocation.store !== undefined) {
-    await invocation.store.put(key, {
-      fingerprint,
-      command: invocation.path,
-      data: outcome.data ?? null,
-      stored_at: new Date().toISOString(),
+  envelope(outcome: Outcome): ResponseEnvelope {
+    return outcomeEnvelope(this, outcome);
+  }
+}
+
+function needsConfirmation(invocation: Invocation): boolean {
+  return invocation.definition.danger_level === "destructive" && !invocation.dryRun && !invocation.confirmed;
+}
+
+async function executeWithKey(execution: Execution, key: string, store: IdempotencyStore): Promise<ResponseEnvelope> {
+  const { invocation, meta } = execution;
+  const fingerprint = await callFingerprint(invocation.path, invocation.input);
+  const stored = await store.get(key);
+  if (stored !== undefined && stored.fingerprint !== fingerprint) {
+    return execution.finish(ExitCode.CONFLICT, null, {
+      code: "IDEMPOTENCY_CONFLICT",
+      message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
+      retryable: false,
+      phase: "validation",
+      suggestion: "use a new idempotency key for a different call",
     });
   }
-  return outcomeEnvelope(invocation, outcome, finish, warnings);
+  if (stored !== undefined) {
+    meta.idempotency_hit = true;
+    return execution.finish(ExitCode.SUCCESS, replayed(stored.data), null);
+  }
+  if (needsConfirmation(invocation)) return await previewUnconfirmed(execution);
+
+  const outcome = await runHandler(execution, false, meta);
+  if (outcome.kind === "data") {
+    await store.put(key, { fingerprint, command: invocation.path, data: outcome.data ?? null, stored_at: new Date().toISOString() });
+  }
+  return execution.envelope(outcome);
+}
+
+/** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
+async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
+  const preview = await runHandler(execution, true, {});
+  if (preview.kind !== "data") return execution.envelope(preview);
+  return execution.finish(ExitCode.ARG_ERROR, null, confirmationRequiredError(execution.invocation.path, preview.data));
 }
 
 function replayed(data: unknown): unknown {
@@ -105,19 +126,15 @@ function replayed(data: unknown): unknown {
   return data;
 }
 
-function outcomeEnvelope(
-  invocation: Invocation,
-  outcome: Outcome,
-  finish: (exitCode: number, data: unknown, error: ErrorDetail | null) => ResponseEnvelope,
-  warnings: Warning[],
-): ResponseEnvelope {
+function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
+  const { invocation } = execution;
   const declared = (code: number) => invocation.exitCodes[String(code)];
   switch (outcome.kind) {
     case "data":
-      return finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
+      return execution.finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
     case "timeout": {
       const seconds = invocation.timeoutMs / 1000;
-      return finish(ExitCode.TIMEOUT, null, {
+      return execution.finish(ExitCode.TIMEOUT, null, {
         code: "TIMEOUT",
         message: `${invocation.path.replaceAll(".", " ")} exceeded its time limit of ${seconds} s`,
         retryable: declared(ExitCode.TIMEOUT)?.retryable ?? false,
@@ -126,9 +143,9 @@ function outcomeEnvelope(
       });
     }
     case "cancelled":
-      return finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
+      return execution.finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
     case "error":
-      return errorEnvelope(invocation, outcome.error, finish, warnings);
+      return errorEnvelope(execution, outcome.error);
   }
 }
 
@@ -171,16 +188,12 @@ export function cancelledError(cancellation: Cancellation): ErrorDetail {
   };
 }
 
-function errorEnvelope(
-  invocation: Invocation,
-  error: unknown,
-  finish: (exitCode: number, data: unknown, error: ErrorDetail | null) => ResponseEnvelope,
-  warnings: Warning[],
-): ResponseEnvelope {
+function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
+  const { invocation, warnings } = execution;
   if (!(error instanceof CommandError)) {
     const message = error instanceof Error ? error.message : String(error);
     invocation.log(`${invocation.path}: unexpected error: ${error instanceof Error ? error.stack ?? message : message}`);
-    return finish(ExitCode.GENERAL_ERROR, null, {
+    return execution.finish(ExitCode.GENERAL_ERROR, null, {
       code: "GENERAL_ERROR",
       message: `unexpected error: ${message}`,
       retryable: false,
@@ -199,7 +212,7 @@ function errorEnvelope(
     exitCode = ExitCode.GENERAL_ERROR;
   }
   const { code, suggestion, retryable, details, data } = error.options;
-  return finish(exitCode, data ?? null, {
+  return execution.finish(exitCode, data ?? null, {
     ...details,
     code: code ?? exitCodeName(error.exitCode) ?? entry?.name ?? "GENERAL_ERROR",
     message: error.message,
@@ -213,12 +226,8 @@ function normaliseData(data: unknown): unknown {
   return data === undefined ? null : data;
 }
 
-function runHandler(
-  invocation: Invocation,
-  warnings: Warning[],
-  dryRun: boolean,
-  meta: Record<string, unknown>,
-): Promise<Settled<unknown>> {
+function runHandler(execution: Execution, dryRun: boolean, meta: Record<string, unknown>): Promise<Settled<unknown>> {
+  const { invocation, warnings } = execution;
   return runWithDeadline((scope) => {
     const context: CommandContext = new HandlerContext({
       flags: invocation.input.flags as CommandContext["flags"],

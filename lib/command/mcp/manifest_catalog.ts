@@ -110,35 +110,34 @@ export class ManifestCatalog implements ToolCatalog {
   }
 
   /** Checks a call's arguments, confirms a destructive call, and runs it. */
-  async call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
+  call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
     const served = this.#served.get(call.name);
-    if (served === undefined) return { kind: "unknown_tool" };
-    const startedAt = monotonicMs();
+    if (served === undefined) return Promise.resolve({ kind: "unknown_tool" });
     const parsed = served.arguments.parse(call.arguments);
     const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, argumentName);
     const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", positionalName);
     const key = parsed.idempotencyKey;
     const keyIssue = idempotencyKeyIssue(key, "idempotency_key");
     if (keyIssue !== undefined) parsed.issues.push(keyIssue);
-    if (parsed.issues.length > 0) return result(argumentErrorEnvelope(parsed.issues, startedAt));
+    if (parsed.issues.length > 0) return Promise.resolve(result(argumentErrorEnvelope(parsed.issues, monotonicMs())));
 
     const run = (dryRun: boolean, confirmed: boolean) =>
-      this.#execute({
-        path: served.path,
-        entry: served.entry,
-        given: parsed.flags,
-        flags,
-        args,
-        idempotencyKey: key,
-        dryRun,
-        confirmed,
-        context,
-      });
-    const asksFirst = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
-      context.era === "modern" && supportsFormElicitation(context.clientCapabilities) &&
-      !(key !== undefined && await this.#options.hasResult?.(key) === true);
-    if (!asksFirst) return result(await run(parsed.dryRun, parsed.confirmed));
+      this.#execute({ path: served.path, entry: served.entry, given: parsed.flags, flags, args, idempotencyKey: key, dryRun, confirmed, context });
+    const mayAsk = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
+      context.era === "modern" && supportsFormElicitation(context.clientCapabilities);
+    if (!mayAsk) return run(parsed.dryRun, parsed.confirmed).then(result);
+    return this.#confirmFirst(served, call, key, run);
+  }
 
+  /** A destructive call from a client that can answer a form: ask first (a signed `input_required`), then run. */
+  async #confirmFirst(
+    served: ServedCommand,
+    call: ToolCall,
+    key: string | undefined,
+    run: (dryRun: boolean, confirmed: boolean) => Promise<ResponseEnvelope>,
+  ): Promise<ToolCallOutcome> {
+    const startedAt = monotonicMs();
+    if (key !== undefined && await this.#options.hasResult?.(key) === true) return result(await run(false, false));
     if (call.requestState === undefined) {
       const preview = await run(true, false);
       if (!preview.ok) return result(preview);

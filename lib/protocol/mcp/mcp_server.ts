@@ -400,13 +400,13 @@ class McpSession {
     return { tools: tools.slice(offset, end), ...(end < tools.length ? { nextCursor: encodeCursor(end) } : {}) };
   }
 
-  async #callTool(
+  #callTool(
     id: JsonRpcId,
     params: Record<string, unknown> | undefined,
     era: "modern" | "legacy",
     clientCapabilities: Record<string, unknown>,
     logLevel: LogLevel | undefined,
-  ): Promise<Reply> {
+  ): Promise<Reply> | Reply {
     const name = params?.name;
     const args = params?.arguments ?? {};
     if (typeof name !== "string") return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: name must be a string" });
@@ -416,33 +416,41 @@ class McpSession {
     // No listener on the session's signal per call: run() aborts every open call when the session stops.
     const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, this.#notifier);
     this.#open.set(id, context);
+    const call = { name, arguments: args as Record<string, unknown>, requestState: params?.requestState, inputResponses: params?.inputResponses };
+    let outcome: Promise<ToolCallOutcome>;
     try {
-      let outcome: ToolCallOutcome;
-      try {
-        const call = { name, arguments: args as Record<string, unknown>, requestState: params?.requestState, inputResponses: params?.inputResponses };
-        outcome = await this.#options.catalog.call(call, context);
-      } catch (error) {
+      outcome = this.#options.catalog.call(call, context);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    return outcome.then(
+      (ended) => this.#callReply(id, name, context, ended),
+      (error: unknown) => {
         this.#io.log?.(`mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        outcome = { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } };
-      }
-      // Nothing more is sent for a cancelled request (§6).
-      if (context.cancelled) return null;
-      switch (outcome.kind) {
-        case "unknown_tool":
-          return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
-        case "error":
-          return errorResponse(id, outcome.error);
-        case "input_required":
-          if (era === "legacy") return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: input_required has no legacy form" });
-          return resultResponse(id, { resultType: "input_required", ...outcome.result });
-        case "json_result":
-          return this.#jsonResult(id, era, outcome.result);
-        default:
-          return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
-      }
-    } finally {
-      context.answered = true;
-      this.#open.delete(id);
+        return this.#callReply(id, name, context, { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } });
+      },
+    );
+  }
+
+  /** The answer to a finished call; it closes the call first, so no progress or log can follow the answer. */
+  #callReply(id: JsonRpcId, name: string, context: CallContext, outcome: ToolCallOutcome): Reply {
+    context.answered = true;
+    this.#open.delete(id);
+    // Nothing more is sent for a cancelled request (§6).
+    if (context.cancelled) return null;
+    const era = context.era;
+    switch (outcome.kind) {
+      case "unknown_tool":
+        return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
+      case "error":
+        return errorResponse(id, outcome.error);
+      case "input_required":
+        if (era === "legacy") return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: input_required has no legacy form" });
+        return resultResponse(id, { resultType: "input_required", ...outcome.result });
+      case "json_result":
+        return this.#jsonResult(id, era, outcome.result);
+      default:
+        return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
     }
   }
 
