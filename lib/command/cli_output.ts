@@ -1,4 +1,4 @@
-import { isTerminal, monotonicMs, stdioWritable } from "../runtime/mod.ts";
+import { isTerminal, monotonicMs, stdioWrite } from "../runtime/mod.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
@@ -16,7 +16,7 @@ import { ExitCode } from "../exit_code.ts";
  */
 export class CliOutput {
   #stdout: SerialWriter | undefined;
-  readonly #stderr = new SerialWriter(stdioWritable("stderr"));
+  readonly #stderr = new SerialWriter(stdioWrite("stderr"));
 
   /** Writes one line (a newline is added) to stdout or stderr. */
   line(stream: "stdout" | "stderr", text: string): Promise<void> {
@@ -42,7 +42,7 @@ export class CliOutput {
 
   #writer(stream: "stdout" | "stderr"): SerialWriter {
     if (stream === "stderr") return this.#stderr;
-    this.#stdout ??= new SerialWriter(stdioWritable("stdout"));
+    this.#stdout ??= new SerialWriter(stdioWrite("stdout"));
     return this.#stdout;
   }
 }

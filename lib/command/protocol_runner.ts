@@ -2,7 +2,7 @@ import { stdinReadable, stdioWritable } from "../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
 import { CommandError } from "./command_error.ts";
-import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolLoop } from "./contract.ts";
+import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolIO, ProtocolLoop } from "./contract.ts";
 import { HandlerContext, runWithDeadline } from "./deadline.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "./envelope.ts";
 import { cancelledError } from "./executor.ts";
@@ -88,8 +88,20 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
     stop.abort(signalled);
   };
   run.signal.addEventListener("abort", onSignal, { once: true });
-  const session = loop({ stdin: stdinReadable(), stdout: stdioWritable("stdout"), signal: stop.signal, log })
-    .then((end) => ({ end }), (error: unknown) => ({ error }));
+  let stdout: WritableStream<Uint8Array> | undefined;
+  const io: ProtocolIO = {
+    // Made when first asked for: on Node they load the Web Streams modules, a few milliseconds of startup
+    // that `mcp serve` — which reads and writes the process's stdio directly — does without.
+    get stdin() {
+      return stdinReadable();
+    },
+    get stdout() {
+      return (stdout ??= stdioWritable("stdout"));
+    },
+    signal: stop.signal,
+    log,
+  };
+  const session = loop(io).then((end) => ({ end }), (error: unknown) => ({ error }));
   const interrupted = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const grace = interrupted.then(() => new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS))));

@@ -95,13 +95,21 @@ type Phase =
  * block longer than `maxHeaderBytes` ends framing, and a body longer than `maxMessageBytes` is counted off
  * the input without being held, keeping only its first bytes for the `oversized` frame.
  *
+ * A readable/writable pair to pipe through, like `TextDecoderStream` (see `LineFramer` for why it is
+ * no TransformStream subclass).
+ *
  * @example
  * ```ts
  * const frames = stdinReadable().pipeThrough(new ContentLengthFramer({ maxMessageBytes: 1 << 20 }));
  * for await (const frame of frames) if (frame.kind === "message") handle(frame.bytes);
  * ```
  */
-export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLengthFrame> {
+export class ContentLengthFramer {
+  /** The frames. */
+  readonly readable: ReadableStream<ContentLengthFrame>;
+  /** Where the bytes go in. */
+  readonly writable: WritableStream<Uint8Array>;
+
   /** A framer with the given limits. */
   constructor(options: ContentLengthFramerOptions = {}) {
     const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -192,7 +200,7 @@ export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLeng
       return start + take;
     };
 
-    super({
+    const transform = new TransformStream<Uint8Array, ContentLengthFrame>({
       transform(chunk, controller) {
         let position = 0;
         while (position < chunk.length) {
@@ -229,6 +237,8 @@ export class ContentLengthFramer extends TransformStream<Uint8Array, ContentLeng
         }
       },
     });
+    this.readable = transform.readable;
+    this.writable = transform.writable;
   }
 }
 

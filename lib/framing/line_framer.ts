@@ -105,7 +105,10 @@ export class LineSplitter {
 }
 
 /**
- * {@linkcode LineSplitter} as a TransformStream: bytes in, {@linkcode LineFrame}s out.
+ * {@linkcode LineSplitter} as a transform stream: bytes in, {@linkcode LineFrame}s out. Like
+ * `TextDecoderStream`, it is a readable/writable pair to pipe through rather than a TransformStream subclass:
+ * a subclass would make Node load its Web Streams modules when this module loads, which every toolwire
+ * process would pay at startup.
  *
  * @example
  * ```ts
@@ -113,7 +116,13 @@ export class LineSplitter {
  * for await (const frame of frames) if (frame.kind === "line") handle(frame.bytes);
  * ```
  */
-export class LineFramer extends TransformStream<Uint8Array, LineFrame> {
+export class LineFramer {
+  /** The frames. */
+  readonly readable: ReadableStream<LineFrame>;
+  /** Where the bytes go in. */
+  readonly writable: WritableStream<Uint8Array>;
+
+  /** A framer with the given limit. */
   constructor(options: LineFramerOptions = {}) {
     const splitter = new LineSplitter(options);
     const frames: LineFrame[] = [];
@@ -121,7 +130,7 @@ export class LineFramer extends TransformStream<Uint8Array, LineFrame> {
       for (const frame of frames) controller.enqueue(frame);
       frames.length = 0;
     };
-    super({
+    const transform = new TransformStream<Uint8Array, LineFrame>({
       transform(chunk, controller) {
         splitter.push(chunk, frames);
         deliver(controller);
@@ -131,5 +140,7 @@ export class LineFramer extends TransformStream<Uint8Array, LineFrame> {
         deliver(controller);
       },
     });
+    this.readable = transform.readable;
+    this.writable = transform.writable;
   }
 }

@@ -1,4 +1,4 @@
-import { directWrite, type StdioData } from "../runtime/stdio.ts";
+import { directWrite, type StdioData, type StdioWrite } from "../runtime/stdio.ts";
 
 /** Options for {@linkcode SerialWriter}. */
 export interface SerialWriterOptions {
@@ -34,14 +34,18 @@ export class SerialWriter {
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
-  constructor(sink: WritableStream<Uint8Array>, options: SerialWriterOptions = {}) {
+  /**
+   * `sink` is a WritableStream, or a write function that takes text or bytes and resolves once they are
+   * flushed (such as `stdioWrite("stdout")`).
+   */
+  constructor(sink: WritableStream<Uint8Array> | StdioWrite, options: SerialWriterOptions = {}) {
     // The process's own stdout and stderr are written directly, and not locked: Node builds an Error with a
     // stack trace when a writer lets go of its lock (4 ms at every exit, measured).
-    const direct = directWrite(sink);
+    const direct = typeof sink === "function" ? sink : directWrite(sink);
     if (direct !== undefined) {
       this.#write = direct;
     } else {
-      const writer = sink.getWriter();
+      const writer = (sink as WritableStream<Uint8Array>).getWriter();
       this.#writer = writer;
       this.#write = async (data) => {
         await writer.ready;

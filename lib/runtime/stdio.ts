@@ -66,6 +66,19 @@ export function stdioWritable(stream: "stdout" | "stderr"): WritableStream<Uint8
 }
 
 /**
+ * The process's real stdout or stderr as a write function: text or bytes in, resolved once handed to the OS.
+ * What {@linkcode stdioWritable} wraps, without the Web Streams layer (nor the cost of loading it).
+ *
+ * @example
+ * ```ts
+ * await stdioWrite("stderr")("warning: cache is cold\n");
+ * ```
+ */
+export function stdioWrite(stream: "stdout" | "stderr"): StdioWrite {
+  return rawWrite[stream];
+}
+
+/**
  * The write function behind a stream made by {@linkcode stdioWritable}, or `undefined` for any other
  * stream. It takes text as well as bytes and skips the Web Streams queue — per message, that queue costs
  * more than the system call. Whoever writes through it must be the stream's only writer.
@@ -155,6 +168,21 @@ export function readChunks(
     return readNodeStdin(onChunk, signal);
   }
   return readStream(stream, onChunk, signal);
+}
+
+/**
+ * {@linkcode readChunks} over the process's stdin, without making a ReadableStream on Node (nor loading the
+ * Web Streams modules: a few milliseconds of startup). Reads nothing if stdin was already taken as a stream.
+ *
+ * @example
+ * ```ts
+ * await readStdinChunks((chunk) => void splitter.push(chunk, frames));
+ * ```
+ */
+export function readStdinChunks(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
+  if (deno || stdinStream !== undefined) return readChunks(stdinReadable(), onChunk, signal);
+  nodeStdinPulled = true;
+  return readNodeStdin(onChunk, signal);
 }
 
 async function readStream(

@@ -21,7 +21,7 @@
  */
 import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import { SerialWriter } from "../../framing/serial_writer.ts";
-import { readChunks } from "../../runtime/stdio.ts";
+import { readChunks, readStdinChunks, stdioWrite } from "../../runtime/stdio.ts";
 import {
   classifyMessage,
   decodeJson,
@@ -54,8 +54,10 @@ export interface McpServerOptions {
 
 /** The byte streams a session runs over. */
 export interface McpServerIO {
-  stdin: ReadableStream<Uint8Array>;
-  stdout: WritableStream<Uint8Array>;
+  /** The client's messages. Absent: the process's stdin, read directly (no Web Streams on Node). */
+  stdin?: ReadableStream<Uint8Array>;
+  /** Where answers go. Absent: the process's real stdout, written directly. */
+  stdout?: WritableStream<Uint8Array>;
   /** Ends the session: reading stops and open calls are aborted. */
   signal?: AbortSignal;
   /** A diagnostic line (stderr). */
@@ -78,10 +80,8 @@ const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
  *
  * @example
  * ```ts
- * await serveMcp(
- *   { stdin: stdinReadable(), stdout: stdioWritable("stdout") },
- *   { serverInfo: { name: "notes", version: "1.0.0" }, catalog },
- * );
+ * // The process's own stdin and stdout; pass `stdin` and `stdout` streams to serve anything else.
+ * await serveMcp({}, { serverInfo: { name: "notes", version: "1.0.0" }, catalog });
  * ```
  */
 export async function serveMcp(io: McpServerIO, options: McpServerOptions): Promise<void> {
@@ -105,7 +105,7 @@ class McpSession {
   constructor(io: McpServerIO, options: McpServerOptions) {
     this.#io = io;
     this.#options = options;
-    this.#out = new SerialWriter(io.stdout);
+    this.#out = new SerialWriter(io.stdout ?? stdioWrite("stdout"));
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
@@ -127,10 +127,12 @@ class McpSession {
     if (this.#io.signal?.aborted) shutdown();
     void this.#out.failed.then(stop);
     try {
-      await readChunks(this.#io.stdin, (chunk) => {
+      const onChunk = (chunk: Uint8Array) => {
         splitter.push(chunk, frames);
         return this.#dispatch(frames);
-      }, reading.signal);
+      };
+      const stdin = this.#io.stdin;
+      await (stdin === undefined ? readStdinChunks(onChunk, reading.signal) : readChunks(stdin, onChunk, reading.signal));
       if (!this.#stopped()) {
         splitter.end(frames);
         await this.#dispatch(frames);
