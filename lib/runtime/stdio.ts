@@ -164,7 +164,6 @@ export function readChunks(
 ): Promise<void> {
   if (!deno && stream === stdinStream && !nodeStdinPulled && !stream.locked) {
     stream.getReader();
-    nodeStdinPulled = true;
     return readNodeStdin(onChunk, signal);
   }
   return readStream(stream, onChunk, signal);
@@ -172,7 +171,8 @@ export function readChunks(
 
 /**
  * {@linkcode readChunks} over the process's stdin, without making a ReadableStream on Node (nor loading the
- * Web Streams modules: a few milliseconds of startup). Reads nothing if stdin was already taken as a stream.
+ * Web Streams modules: a few milliseconds of startup). Once {@linkcode stdinReadable} has made the stream,
+ * this reads that stream.
  *
  * @example
  * ```ts
@@ -181,7 +181,6 @@ export function readChunks(
  */
 export function readStdinChunks(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
   if (deno || stdinStream !== undefined) return readChunks(stdinReadable(), onChunk, signal);
-  nodeStdinPulled = true;
   return readNodeStdin(onChunk, signal);
 }
 
@@ -207,6 +206,7 @@ async function readStream(
 }
 
 function readNodeStdin(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
+  nodeStdinPulled = true;
   const stdin = process.stdin;
   return new Promise<void>((resolve, reject) => {
     let finished = false;

@@ -245,23 +245,29 @@ class McpSession {
   /** Holds a read slot until the reply is written; a `null` reply (a cancelled call) writes nothing. */
   #track(reply: Promise<Reply> | Reply): void {
     this.#slots++;
-    const finish = () => {
-      this.#slots--;
-      this.#slotFreed?.();
-      this.#slotFreed = undefined;
-      if (this.#slots === 0) this.#settled?.();
-    };
-    const send = (value: Reply) => {
-      if (value === null) return finish();
-      this.#reply(value).then(finish, finish);
-    };
-    if (reply instanceof Promise) {
-      reply.then(send, (error: unknown) => {
-        this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        send(null);
-      });
-    } else send(reply);
+    if (reply instanceof Promise) reply.then(this.#send, this.#failed);
+    else this.#send(reply);
   }
+
+  // One closure each per session, not per request.
+  readonly #send = (reply: Reply): void => {
+    if (reply === null) return this.#release();
+    this.#reply(reply).then(this.#release, this.#release);
+  };
+
+  readonly #failed = (error: unknown): void => {
+    this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    this.#send(null);
+  };
+
+  /** Gives a request's read slot back. */
+  readonly #release = (): void => {
+    this.#slots--;
+    this.#slotFreed?.();
+    this.#slotFreed = undefined;
+    if (this.#slots === 0) this.#settled?.();
+  };
+
 
   #reply(message: Record<string, unknown> | string): Promise<void> {
     return this.#out.write(`${this.#text(message)}\n`);
