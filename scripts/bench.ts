@@ -38,8 +38,13 @@ const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".leng
 
 const SETTINGS = {
   startupRuns: QUICK ? 3 : 7,
-  /** JIT warm-up before anything is measured: toolwire has more code for V8 to optimise than the bare loop. */
+  /**
+   * JIT warm-up before anything is measured, pipelined and then one at a time: the two phases run different
+   * code paths (a chunk of requests per read, or one), and V8 compiles each as it gets hot — toolwire has
+   * more code for it to optimise than the bare loop.
+   */
   warmupCalls: QUICK ? 5_000 : 20_000,
+  warmupSequentialCalls: QUICK ? 300 : 1_000,
   pipelinedCalls: QUICK ? 4_000 : 20_000,
   inFlight: 64,
   sequentialCalls: QUICK ? 400 : 2_000,
@@ -602,8 +607,11 @@ async function measureAll(specs: ServerSpec[], progress: (message: string) => vo
     return totals;
   };
   const rounds = SETTINGS.rounds;
-  progress(`warm-up: ${SETTINGS.warmupCalls} pipelined calls per server`);
-  for (const subject of subjects) await slice(subject.server, "warm-up", SETTINGS.warmupCalls, SETTINGS.inFlight, smallText);
+  progress(`warm-up: ${SETTINGS.warmupCalls} pipelined and ${SETTINGS.warmupSequentialCalls} sequential calls per server`);
+  for (const subject of subjects) {
+    await slice(subject.server, "warm-up", SETTINGS.warmupCalls, SETTINGS.inFlight, smallText);
+    await slice(subject.server, "warm-up", SETTINGS.warmupSequentialCalls, 1, smallText);
+  }
   for (let round = 1; round <= rounds; round++) {
     progress(`small calls, round ${round}/${rounds}`);
     for (const subject of subjects) {
@@ -794,7 +802,8 @@ async function main(): Promise<void> {
     `MCP stdio bench${QUICK ? " (--quick)" : ""}: node ${process.version}, ${availableParallelism()} CPU(s) (${cpus()[0]?.model ?? "?"}), CLK_TCK ${CLK_TCK}`,
   );
   console.log(
-    `per server: startup ×${SETTINGS.startupRuns} (median), warm-up ${SETTINGS.warmupCalls}, ${SETTINGS.pipelinedCalls} pipelined calls ` +
+    `per server: startup ×${SETTINGS.startupRuns} (median), warm-up ${SETTINGS.warmupCalls} + ${SETTINGS.warmupSequentialCalls} sequential, ` +
+      `${SETTINGS.pipelinedCalls} pipelined calls ` +
       `(${SETTINGS.smallTextBytes}-byte text, ${SETTINGS.inFlight} in flight), ${SETTINGS.sequentialCalls} sequential` +
       (NO_BIG ? "" : `, ${SETTINGS.bigCalls} × 1 MiB and ${SETTINGS.bigCalls} × 8 MiB sequential`) +
       `; load phases interleaved over ${SETTINGS.rounds} rounds`,
