@@ -261,7 +261,7 @@ export function isTerminal(stream: StdStream): boolean {
  *
  * @example
  * ```ts
- * try { await writeStdio("stdout", bytes); } catch (e) { if (!isBrokenPipe(e)) throw e; }
+ * try { await stdioWrite("stdout")(bytes); } catch (e) { if (!isBrokenPipe(e)) throw e; }
  * ```
  */
 export function isBrokenPipe(error: unknown): boolean {
