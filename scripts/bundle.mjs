@@ -24,7 +24,7 @@ for (const [entry, outfile] of [["mod.ts", "dist/mod.js"], ["cmd/toolwire.ts", "
  * identifier, and is just text in a comment.
  */
 function asciiOnly(text) {
-  return text.replace(/[^\x00-\x7f]/gu, (char) => {
+  return text.replace(/[\u0080-\u{10ffff}]/gu, (char) => {
     const code = char.codePointAt(0);
     return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
