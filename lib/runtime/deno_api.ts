@@ -9,7 +9,7 @@ export interface DenoApi {
   execPath(): string;
   exit(code: number): never;
   cwd(): string;
-  stdin: { readable: ReadableStream<Uint8Array>; isTerminal(): boolean };
+  stdin: { readable: ReadableStream<Uint8Array>; read(buffer: Uint8Array): Promise<number | null>; isTerminal(): boolean };
   stdout: DenoWriter;
   stderr: DenoWriter;
   addSignalListener(signal: string, handler: () => void): void;
