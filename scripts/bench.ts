@@ -3,7 +3,7 @@
  * JSON line loop (the floor), every server exposing the same tool `echo {text}`.
  *
  *   npm run bench                 full run (a few minutes on 2 cores)
- *   npm run bench -- --quick      smaller counts, for a smoke test
+ *   npm run bench -- --quick      smaller counts, for a smoke test (too few runs and calls for the verdicts)
  *   node dist/scripts/bench.js --only=bare,toolwire --profile --no-big
  *                                 only the servers whose key contains "bare" or "toolwire", no 1/8 MiB
  *                                 phases, and `--cpu-prof` on the measured toolwire processes (profiles land
@@ -44,7 +44,7 @@ const SETTINGS = {
    * more code for it to optimise than the bare loop.
    */
   warmupCalls: QUICK ? 5_000 : 20_000,
-  warmupSequentialCalls: QUICK ? 300 : 1_000,
+  warmupSequentialCalls: 1_000,
   pipelinedCalls: QUICK ? 4_000 : 20_000,
   inFlight: 64,
   sequentialCalls: QUICK ? 400 : 2_000,
