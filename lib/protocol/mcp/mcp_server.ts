@@ -113,7 +113,7 @@ class McpSession {
   }
 
   async run(): Promise<void> {
-    // stdin is split here, synchronously, chunk by chunk — not through a LineFramer TransformStream, whose
+    // stdin is split here, synchronously, chunk by chunk — not piped through a LineFramer, whose
     // per-message enqueue and read promise were a measurable share of a small call's cost.
     const splitter = new LineSplitter({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     const frames: LineFrame[] = [];
