@@ -23,6 +23,9 @@
 export * from "./lib/command/mod.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
+// The bytes a protocol session runs over: the process's stdio or any pair of Web Streams.
+export * from "./lib/runtime/byte_channel.ts";
+
 // Framing: bytes ↔ messages, for protocol loops of your own.
 export * from "./lib/framing/line_framer.ts";
 export * from "./lib/framing/content_length_framer.ts";

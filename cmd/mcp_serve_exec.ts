@@ -85,9 +85,8 @@ export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition
       const manifest = await loadExecManifest(target, ctx.signal);
       const catalog = await execCatalog(target, manifest, { readOnly: ctx.flags["read-only"] });
       const shown = quoteCommandLine(target.argv);
-      // As the built-in `mcp serve`: no streams, so serveMcp reads and writes the process's stdio directly.
       return (io) =>
-        serveMcp({ signal: io.signal, log: io.log }, {
+        serveMcp(io, {
           serverInfo: { name: manifest.tool?.name ?? "toolwire", version: manifest.tool?.version ?? FRAMEWORK_VERSION },
           instructions: `${manifest.tool?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
             "as a child process; results are its JSON envelope.",

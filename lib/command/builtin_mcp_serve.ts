@@ -89,10 +89,8 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
     serve: async (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
       const catalog = await commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
-      // The runner's streams are the process's stdin and stdout: handing serveMcp none makes it use them
-      // directly, without the Web Streams layer.
       return (io) =>
-        serveMcp({ signal: io.signal, log: io.log }, {
+        serveMcp(io, {
           serverInfo: { name: tool.name, version: tool.version },
           instructions: `${tool.description}. Each tool is a '${tool.name}' command; results are its JSON envelope.`,
           catalog,

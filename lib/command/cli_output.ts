@@ -16,7 +16,7 @@ import { ExitCode } from "../exit_code.ts";
  */
 export class CliOutput {
   #stdout: SerialWriter | undefined;
-  readonly #stderr = new SerialWriter(stdioWrite("stderr"));
+  readonly #stderr = new SerialWriter({ write: stdioWrite("stderr") });
 
   /** Writes one line (a newline is added) to stdout or stderr. */
   line(stream: "stdout" | "stderr", text: string): Promise<void> {
@@ -42,7 +42,7 @@ export class CliOutput {
 
   #writer(stream: "stdout" | "stderr"): SerialWriter {
     if (stream === "stderr") return this.#stderr;
-    this.#stdout ??= new SerialWriter(stdioWrite("stdout"));
+    this.#stdout ??= new SerialWriter({ write: stdioWrite("stdout") });
     return this.#stdout;
   }
 }

@@ -1,4 +1,4 @@
-import { stdinReadable, stdioWritable } from "../runtime/mod.ts";
+import { processChannel } from "../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
 import { CommandError } from "./command_error.ts";
@@ -88,19 +88,7 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
     stop.abort(signalled);
   };
   run.signal.addEventListener("abort", onSignal, { once: true });
-  let stdout: WritableStream<Uint8Array> | undefined;
-  const io: ProtocolIO = {
-    // Made when first asked for: on Node they load the Web Streams modules, a few milliseconds of startup
-    // that `mcp serve` — which reads and writes the process's stdio directly — does without.
-    get stdin() {
-      return stdinReadable();
-    },
-    get stdout() {
-      return (stdout ??= stdioWritable("stdout"));
-    },
-    signal: stop.signal,
-    log,
-  };
+  const io: ProtocolIO = { channel: processChannel(), signal: stop.signal, log };
   const session = loop(io).then((end) => ({ end }), (error: unknown) => ({ error }));
   const interrupted = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
   let graceTimer: ReturnType<typeof setTimeout> | undefined;

@@ -100,7 +100,7 @@ type Phase =
  *
  * @example
  * ```ts
- * const frames = stdinReadable().pipeThrough(new ContentLengthFramer({ maxMessageBytes: 1 << 20 }));
+ * const frames = sourceReadable(processChannel()).pipeThrough(new ContentLengthFramer({ maxMessageBytes: 1 << 20 }));
  * for await (const frame of frames) if (frame.kind === "message") handle(frame.bytes);
  * ```
  */

@@ -112,7 +112,7 @@ export class LineSplitter {
  *
  * @example
  * ```ts
- * const frames = stdinReadable().pipeThrough(new LineFramer({ maxLineBytes: 1 << 20 }));
+ * const frames = sourceReadable(processChannel()).pipeThrough(new LineFramer({ maxLineBytes: 1 << 20 }));
  * for await (const frame of frames) if (frame.kind === "line") handle(frame.bytes);
  * ```
  */

@@ -1,4 +1,5 @@
-import { directWrite, type StdioData, type StdioWrite } from "../runtime/stdio.ts";
+import type { ByteSink } from "../runtime/byte_channel.ts";
+import type { StdioData } from "../runtime/stdio.ts";
 
 /** Options for {@linkcode SerialWriter}. */
 export interface SerialWriterOptions {
@@ -9,7 +10,7 @@ export interface SerialWriterOptions {
 const encoder = new TextEncoder();
 
 /**
- * Writes whole messages to a WritableStream one after another — never interleaved, in the order given —
+ * Writes whole messages to a {@linkcode ByteSink} one after another — never interleaved, in the order given —
  * and awaits the sink's backpressure. A message written while the sink is idle goes out at once; messages
  * queued while a write is in flight are joined into the next write, so under load the answers to a chunk of
  * requests cost a couple of system calls, not one per message, and a lone answer waits for nothing. A
@@ -19,13 +20,14 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * const out = new SerialWriter(stdioWritable("stdout"));
+ * import { processChannel, SerialWriter } from "@toolwire/toolwire";
+ *
+ * const out = new SerialWriter(processChannel());
  * await out.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
  * ```
  */
 export class SerialWriter {
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
-  readonly #write: (data: StdioData) => Promise<void>;
+  readonly #sink: ByteSink;
   readonly #maxBatch: number;
   #queue: StdioData[] = [];
   #queueDone: Deferred = deferred();
@@ -34,24 +36,9 @@ export class SerialWriter {
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
-  /**
-   * `sink` is a WritableStream, or a write function that takes text or bytes and resolves once they are
-   * flushed (such as `stdioWrite("stdout")`).
-   */
-  constructor(sink: WritableStream<Uint8Array> | StdioWrite, options: SerialWriterOptions = {}) {
-    // The process's own stdout and stderr are written directly, and not locked: Node builds an Error with a
-    // stack trace when a writer lets go of its lock (4 ms at every exit, measured).
-    const direct = typeof sink === "function" ? sink : directWrite(sink);
-    if (direct !== undefined) {
-      this.#write = direct;
-    } else {
-      const writer = (sink as WritableStream<Uint8Array>).getWriter();
-      this.#writer = writer;
-      this.#write = async (data) => {
-        await writer.ready;
-        await writer.write(typeof data === "string" ? encoder.encode(data) : data);
-      };
-    }
+  /** `sink` takes text or bytes and resolves once they are handed on, such as a {@linkcode ByteChannel}. */
+  constructor(sink: ByteSink, options: SerialWriterOptions = {}) {
+    this.#sink = sink;
     this.#maxBatch = options.maxBatchBytes ?? 1 << 20;
   }
 
@@ -82,11 +69,6 @@ export class SerialWriter {
     return this.#error !== undefined;
   }
 
-  /** Lets go of the sink without closing it (closing stdout would break later diagnostics). */
-  release(): void {
-    this.#writer?.releaseLock();
-  }
-
   async #pump(): Promise<void> {
     while (this.#queue.length > 0 && this.#error === undefined) {
       const messages = this.#queue;
@@ -95,7 +77,7 @@ export class SerialWriter {
       this.#queue = [];
       this.#queueDone = deferred();
       try {
-        for (const batch of batches(messages, this.#maxBatch)) await this.#write(batch);
+        for (const batch of batches(messages, this.#maxBatch)) await this.#sink.write(batch);
       } catch (error) {
         this.#error = error ?? new Error("write failed");
         this.#failed.resolve(this.#error);

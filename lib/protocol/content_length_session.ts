@@ -6,6 +6,7 @@ import {
   type ContentLengthFramerOptions,
 } from "../framing/content_length_framer.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
+import { sourceReadable } from "../runtime/byte_channel.ts";
 
 /**
  * The byte side of an LSP or DAP session: frames read from the protocol's stdin, whole messages written to
@@ -23,13 +24,15 @@ import { SerialWriter } from "../framing/serial_writer.ts";
 export class ContentLengthSession {
   readonly #reader: ReadableStreamDefaultReader<ContentLengthFrame>;
   readonly #out: SerialWriter;
+  readonly #channel: ProtocolIO["channel"];
   readonly #signal: AbortSignal;
   readonly #stop: () => void;
   #closed = false;
 
   constructor(io: ProtocolIO, options: ContentLengthFramerOptions = {}) {
-    this.#reader = io.stdin.pipeThrough(new ContentLengthFramer(options)).getReader();
-    this.#out = new SerialWriter(io.stdout);
+    this.#reader = sourceReadable(io.channel).pipeThrough(new ContentLengthFramer(options)).getReader();
+    this.#out = new SerialWriter(io.channel);
+    this.#channel = io.channel;
     this.#signal = io.signal;
     this.#stop = () => void this.#reader.cancel().catch(() => {});
     io.signal.addEventListener("abort", this.#stop, { once: true });
@@ -59,7 +62,7 @@ export class ContentLengthSession {
     this.#signal.removeEventListener("abort", this.#stop);
     await this.#out.flush();
     this.#stop();
-    this.#out.release();
+    this.#channel.release();
   }
 }
 

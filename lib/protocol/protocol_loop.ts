@@ -3,13 +3,16 @@
  * (REQ-C-032, phase 2). It lives below the command layer so protocol lifecycles (MCP, LSP, DAP) can speak it.
  * @module
  */
+import type { ByteChannel } from "../runtime/byte_channel.ts";
 
 /** The bytes a protocol loop speaks over, and when to stop. */
 export interface ProtocolIO {
-  /** The client's messages. */
-  stdin: ReadableStream<Uint8Array>;
-  /** The protocol channel; nothing but protocol messages may be written here. */
-  stdout: WritableStream<Uint8Array>;
+  /**
+   * The client's messages in, the protocol's messages out (the process's stdin and stdout for a command);
+   * nothing but protocol messages may be written to it. Read it with `readChunks`, or pipe
+   * `sourceReadable(channel)` through a framer.
+   */
+  channel: ByteChannel;
   /** Fires when the process is asked to end (a signal). */
   signal: AbortSignal;
   /** A diagnostic line on stderr. */

@@ -6,4 +6,5 @@
 export * from "./child_process.ts";
 export * from "./fs.ts";
 export * from "./process.ts";
+export * from "./byte_channel.ts";
 export * from "./stdio.ts";

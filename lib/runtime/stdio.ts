@@ -45,29 +45,10 @@ function nodeWrite(stream: NodeJS.WriteStream): StdioWrite {
     });
 }
 
-const directWrites = new WeakMap<WritableStream<Uint8Array>, StdioWrite>();
-
 /**
- * A WritableStream onto the real stdout or stderr. Each write resolves once its bytes are handed to the OS,
- * so awaiting the last write and then exiting loses nothing.
- *
- * @example
- * ```ts
- * const writer = stdioWritable("stdout").getWriter();
- * await writer.write(new TextEncoder().encode("hello\n"));
- * writer.releaseLock();
- * ```
- */
-export function stdioWritable(stream: "stdout" | "stderr"): WritableStream<Uint8Array> {
-  const write = rawWrite[stream];
-  const sink = new WritableStream<Uint8Array>({ write: (chunk) => write(chunk) });
-  directWrites.set(sink, write);
-  return sink;
-}
-
-/**
- * The process's real stdout or stderr as a write function: text or bytes in, resolved once handed to the OS.
- * What {@linkcode stdioWritable} wraps, without the Web Streams layer (nor the cost of loading it).
+ * The process's real stdout or stderr as a write function: text or bytes in, resolved once handed to the OS,
+ * so awaiting the last write and then exiting loses nothing. It keeps writing to the real stream after
+ * {@linkcode redirectStrayStdout} pointed handler code at stderr.
  *
  * @example
  * ```ts
@@ -79,169 +60,118 @@ export function stdioWrite(stream: "stdout" | "stderr"): StdioWrite {
 }
 
 /**
- * The write function behind a stream made by {@linkcode stdioWritable}, or `undefined` for any other
- * stream. It takes text as well as bytes and skips the Web Streams queue — per message, that queue costs
- * more than the system call. Whoever writes through it must be the stream's only writer.
+ * Reads the process's stdin: the next chunk, or `null` at its end or once `signal` fired (reading is over for
+ * good then). A chunk is valid until the next read. Nothing touches stdin before the first call, so commands
+ * that never ask never read it (`--help` must not). Sessions use it through `processChannel()`.
  *
  * @example
  * ```ts
- * const sink = stdioWritable("stdout");
- * const write = directWrite(sink);
- * await (write ? write("hello\n") : sink.getWriter().write(new TextEncoder().encode("hello\n")));
+ * const chunk = await readStdin();
  * ```
  */
-export function directWrite(sink: WritableStream<Uint8Array>): StdioWrite | undefined {
-  return directWrites.get(sink);
-}
-
-let stdinStream: ReadableStream<Uint8Array> | undefined;
-/** Node: whether `stdinStream` has started taking data from `process.stdin`. */
-let nodeStdinPulled = false;
+export const readStdin: (signal?: AbortSignal) => Promise<Uint8Array | null> = deno
+  ? denoStdinReader(deno.stdin)
+  : nodeStdinReader();
 
 /**
- * Standard input as a ReadableStream of bytes. Created on first use only, and reading starts on the first
- * read: commands that never ask never touch stdin (`--help` must not read it).
- *
- * @example
- * ```ts
- * const reader = stdinReadable().getReader();
- * const first = await reader.read();
- * ```
+ * Node: `data` events, with stdin paused whenever a chunk arrives that nobody waits for, so at most a chunk
+ * or two is ever queued. A sequential client's chunks go straight to the waiting reader, without a pause.
  */
-export function stdinReadable(): ReadableStream<Uint8Array> {
-  stdinStream ??= deno ? deno.stdin.readable : nodeStdinStream();
-  return stdinStream;
-}
-
-function nodeStdinStream(): ReadableStream<Uint8Array> {
-  const stdin = process.stdin;
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (!nodeStdinPulled) {
-        nodeStdinPulled = true;
-        stdin.on("data", (chunk: Uint8Array) => {
-          if (closed) return;
-          controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 0) <= 0) stdin.pause();
-        });
-        stdin.once("end", () => {
-          if (!closed) controller.close();
-          closed = true;
-        });
-        stdin.once("error", (error) => {
-          if (!closed) controller.error(error);
-          closed = true;
-        });
+function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null> {
+  // `process.stdin` is made on first access: not before the first read.
+  let stdin: NodeJS.ReadStream;
+  const queue: Uint8Array[] = [];
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let attached = false;
+  let waiter: { resolve(chunk: Uint8Array | null): void; reject(error: unknown): void } | undefined;
+  const take = () => {
+    const current = waiter;
+    waiter = undefined;
+    return current;
+  };
+  const attach = () => {
+    attached = true;
+    stdin = process.stdin;
+    stdin.on("data", (chunk: Uint8Array) => {
+      const current = take();
+      if (current !== undefined) return current.resolve(chunk);
+      queue.push(chunk);
+      stdin.pause();
+    });
+    stdin.once("end", () => {
+      ended = true;
+      take()?.resolve(null);
+    });
+    stdin.once("error", (error) => {
+      failure = { error };
+      take()?.reject(error);
+    });
+  };
+  return (signal) => {
+    if (queue.length > 0) return Promise.resolve(queue.shift()!);
+    if (failure !== undefined) return Promise.reject(failure.error);
+    if (ended || signal?.aborted) return Promise.resolve(null);
+    if (!attached) attach();
+    return new Promise<Uint8Array | null>((resolve, reject) => {
+      if (signal === undefined) {
+        waiter = { resolve, reject };
+      } else {
+        const onAbort = () => {
+          // The session is over: nothing more is read, and a destroyed stdin no longer holds the process.
+          ended = true;
+          take();
+          stdin.destroy();
+          resolve(null);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        const done = () => signal.removeEventListener("abort", onAbort);
+        waiter = {
+          resolve: (chunk) => (done(), resolve(chunk)),
+          reject: (error) => (done(), reject(error)),
+        };
       }
       stdin.resume();
-    },
-    cancel() {
-      closed = true;
-      stdin.destroy();
-    },
-  }, { highWaterMark: 0 });
+    });
+  };
 }
 
 /**
- * Feeds a byte stream to `onChunk`, one chunk at a time, until the stream ends. When `onChunk` returns a
- * promise, reading pauses until it settles. Resolves at the end of the stream, or when `signal` fires (the
- * stream is then cancelled: nothing more is read); rejects when reading fails or `onChunk` throws.
- *
- * Node's stdin from {@linkcode stdinReadable}, still unread, is read from its `data` events directly — a
- * sequential client sends one request per chunk, and per chunk the Web Streams read promise cost more than
- * the JSON. The stream is locked then, so that nobody else reads it.
- *
- * @example
- * ```ts
- * await readChunks(stdinReadable(), (chunk) => void splitter.push(chunk, frames));
- * ```
+ * Deno: `Deno.stdin.read` into one reused buffer — under half the CPU per one-at-a-time request of
+ * `Deno.stdin.readable`. A pending read cannot be cancelled, so an abort wins a race against it instead, and
+ * reading is over for good then: the lost read's bytes are never looked at, and no second read may start
+ * while it is pending.
  */
-export function readChunks(
-  stream: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => Promise<void> | undefined,
-  signal?: AbortSignal,
-): Promise<void> {
-  if (!deno && stream === stdinStream && !nodeStdinPulled && !stream.locked) {
-    stream.getReader();
-    return readNodeStdin(onChunk, signal);
-  }
-  return readStream(stream, onChunk, signal);
-}
-
-/**
- * {@linkcode readChunks} over the process's stdin, without a ReadableStream: on Node from its `data` events
- * (and without loading the Web Streams modules, a few milliseconds of startup), on Deno with
- * `Deno.stdin.read` into one reused buffer — under half the CPU per one-at-a-time request of
- * `Deno.stdin.readable`. A chunk is valid until `onChunk` returns or its promise settles: keep a copy of
- * anything needed later. Once {@linkcode stdinReadable} has made the stream, this reads that stream.
- *
- * @example
- * ```ts
- * await readStdinChunks((chunk) => void splitter.push(chunk, frames));
- * ```
- */
-export function readStdinChunks(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
-  if (stdinStream !== undefined) return readChunks(stdinStream, onChunk, signal);
-  return deno ? readDenoStdin(deno.stdin, onChunk, signal) : readNodeStdin(onChunk, signal);
-}
-
-async function readStream(
-  stream: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => Promise<void> | undefined,
-  signal?: AbortSignal,
-): Promise<void> {
-  const reader = stream.getReader();
-  const stop = () => void reader.cancel().catch(() => {});
-  if (signal?.aborted) return stop();
-  signal?.addEventListener("abort", stop, { once: true });
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done || signal?.aborted) return;
-      const pending = onChunk(value);
-      if (pending !== undefined) await pending;
+function denoStdinReader(stdin: DenoApi["stdin"]): (signal?: AbortSignal) => Promise<Uint8Array | null> {
+  const buffer = new Uint8Array(64 * 1024);
+  let over = false;
+  return async (signal) => {
+    if (over || signal?.aborted) {
+      over = true;
+      return null;
     }
-  } finally {
-    signal?.removeEventListener("abort", stop);
-  }
-}
-
-function readNodeStdin(onChunk: (chunk: Uint8Array) => Promise<void> | undefined, signal?: AbortSignal): Promise<void> {
-  nodeStdinPulled = true;
-  const stdin = process.stdin;
-  return new Promise<void>((resolve, reject) => {
-    let finished = false;
-    const finish = (error?: unknown) => {
-      if (finished) return;
-      finished = true;
-      stdin.off("data", onData).off("end", onEnd).off("error", finish);
-      signal?.removeEventListener("abort", onAbort);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onData = (chunk: Uint8Array) => {
-      let pending: Promise<void> | undefined;
+    const read = stdin.read(buffer);
+    let size: number | null;
+    if (signal === undefined) {
+      size = await read;
+    } else {
+      let onAbort!: () => void;
+      const aborted = new Promise<null>((resolve) => {
+        onAbort = () => resolve(null);
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
       try {
-        pending = onChunk(chunk);
-      } catch (error) {
-        stdin.pause();
-        return finish(error);
+        size = await Promise.race([read, aborted]);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
       }
-      if (pending === undefined) return;
-      // Paused here, no `data` or `end` comes until the chunk is done with.
-      stdin.pause();
-      pending.then(() => finished || void stdin.resume(), finish);
-    };
-    const onEnd = () => finish();
-    const onAbort = () => {
-      stdin.destroy();
-      finish();
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    stdin.on("data", onData).on("end", onEnd).on("error", finish);
-  });
+    }
+    if (size === null || signal?.aborted) {
+      over = true;
+      return null;
+    }
+    return buffer.subarray(0, size);
+  };
 }
 
 /**
@@ -278,7 +208,7 @@ const STRAY_CONSOLE_METHODS = ["log", "info", "debug", "dir", "dirxml", "table"]
  * Reroutes every write that handler code could make to the process stdout — `console.log` and friends,
  * `process.stdout.write`, `Deno.stdout.write` — to stderr, and returns a function that undoes it. Protocol
  * servers call this when serving begins: stdout then carries protocol messages only (REQ-C-032).
- * `stdioWritable("stdout")` keeps writing to the real stdout.
+ * `stdioWrite("stdout")` and `processChannel()` keep writing to the real stdout.
  *
  * @example
  * ```ts
@@ -310,26 +240,4 @@ export function redirectStrayStdout(): () => void {
   return () => {
     for (const step of undo.reverse()) step();
   };
-}
-
-async function readDenoStdin(
-  stdin: DenoApi["stdin"],
-  onChunk: (chunk: Uint8Array) => Promise<void> | undefined,
-  signal?: AbortSignal,
-): Promise<void> {
-  // One buffer, reused: the next read starts only once `onChunk` is done with the chunk (and its promise has
-  // settled), and the MCP server copies what it keeps. A pending read cannot be cancelled, so an abort wins
-  // the race instead; that read's bytes are never looked at.
-  const buffer = new Uint8Array(64 * 1024);
-  const aborted = signal === undefined
-    ? undefined
-    : new Promise<null>((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
-  const stopped = () => signal?.aborted === true;
-  while (!stopped()) {
-    const read = stdin.read(buffer);
-    const size = aborted === undefined ? await read : await Promise.race([read, aborted]);
-    if (size === null || stopped()) return;
-    const pending = onChunk(buffer.subarray(0, size));
-    if (pending !== undefined) await pending;
-  }
 }

@@ -2,6 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type LineFrame, LineFramer } from "../../lib/framing/line_framer.ts";
+import { streamSink } from "../../lib/runtime/byte_channel.ts";
 import { SerialWriter } from "../../lib/framing/serial_writer.ts";
 
 const encoder = new TextEncoder();
@@ -73,7 +74,7 @@ describe("SerialWriter", () => {
         writes.push(decoder.decode(chunk));
       },
     });
-    const out = new SerialWriter(sink);
+    const out = new SerialWriter(streamSink(sink));
     const done = Array.from({ length: 100 }, (_, i) => out.write(encoder.encode(`m${i}\n`)));
     await Promise.all(done);
     await out.flush();
@@ -91,7 +92,7 @@ describe("SerialWriter", () => {
         return new Promise<void>((resolve) => pending.push(resolve));
       },
     });
-    const out = new SerialWriter(sink);
+    const out = new SerialWriter(streamSink(sink));
     const first = out.write("one\n");
     for (let turn = 0; turn < 10; turn++) await Promise.resolve();
     assert.deepEqual(writes, ["one\n"], "written within microtasks, not on a later turn of the event loop");
@@ -110,7 +111,7 @@ describe("SerialWriter", () => {
         throw Object.assign(new Error("broken pipe"), { code: "EPIPE" });
       },
     });
-    const out = new SerialWriter(sink);
+    const out = new SerialWriter(streamSink(sink));
     await out.write(encoder.encode("a\n"));
     const error = await out.failed;
     assert.equal((error as { code: string }).code, "EPIPE");

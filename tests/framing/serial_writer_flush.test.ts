@@ -3,6 +3,7 @@
 // ended then never exited.)
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { streamSink } from "../../lib/runtime/byte_channel.ts";
 import { SerialWriter } from "../../lib/framing/serial_writer.ts";
 
 /** A sink whose writes finish only when the test says so. */
@@ -27,7 +28,7 @@ const settledWithin = (promise: Promise<void>, ms: number) =>
 describe("SerialWriter.flush", () => {
   it("settles once the write in flight is done, with nothing queued after it", async () => {
     const { sink, written, finish } = slowSink();
-    const out = new SerialWriter(sink);
+    const out = new SerialWriter(streamSink(sink));
     const wrote = out.write(new TextEncoder().encode("one\n"));
     await new Promise((resolve) => setTimeout(resolve, 10));
     const flushed = out.flush();
@@ -40,7 +41,7 @@ describe("SerialWriter.flush", () => {
 
   it("waits for messages queued behind the write in flight", async () => {
     const { sink, written, finish } = slowSink();
-    const out = new SerialWriter(sink);
+    const out = new SerialWriter(streamSink(sink));
     void out.write(new TextEncoder().encode("one\n"));
     await new Promise((resolve) => setTimeout(resolve, 10));
     void out.write(new TextEncoder().encode("two\n"));
@@ -54,6 +55,6 @@ describe("SerialWriter.flush", () => {
   });
 
   it("settles at once when nothing was written", async () => {
-    assert.equal(await settledWithin(new SerialWriter(slowSink().sink).flush(), 50), true);
+    assert.equal(await settledWithin(new SerialWriter(streamSink(slowSink().sink)).flush(), 50), true);
   });
 });

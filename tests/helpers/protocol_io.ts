@@ -4,6 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { ProtocolIO } from "../../lib/command/contract.ts";
+import { streamChannel } from "../../lib/runtime/byte_channel.ts";
 import { frame, parseFrames } from "./framed.ts";
 import type { Loose } from "./run.ts";
 import { Inbox } from "./inbox.ts";
@@ -30,8 +31,7 @@ export class InMemoryPeer {
       },
     });
     this.io = {
-      stdin: stdin.readable,
-      stdout,
+      channel: streamChannel(stdin.readable, stdout),
       signal: this.#signal.signal,
       log: (message) => this.logs.push(message),
     };

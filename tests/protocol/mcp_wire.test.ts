@@ -390,6 +390,47 @@ describe("mcp wire: flow control and shutdown", () => {
     assert.equal(result.stderr.trim(), "", "a clean shutdown writes no envelope");
   });
 
+  it("a burst then EOF: every request answered exactly once and every add run once, at any bound", async () => {
+    for (const bound of ["64", "4", "1"]) {
+      const home = tempDir();
+      try {
+        const s = new WireSession([...NOTES, "mcp", "serve", "--max-in-flight", bound], { env: { NOTES_HOME: home.path } });
+        const count = 200;
+        const lines = [JSON.stringify(initialize(0))];
+        for (let id = 1; id <= count; id++) {
+          lines.push(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "add", arguments: { title: `n${id}` } } }));
+        }
+        // One write, then stdin closed at once: the end of the input arrives while requests wait for slots.
+        s.send(`${lines.join("\n")}\n`);
+        const result = await s.close();
+        assert.equal(result.code, 0, result.stderr);
+        const ids = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line).id as number);
+        assert.equal(ids.length, count + 1, `--max-in-flight ${bound}: ${ids.length} answers for ${count + 1} requests`);
+        assert.deepEqual([...new Set(ids)].sort((a, b) => a - b), Array.from({ length: count + 1 }, (_, i) => i));
+        const notes = JSON.parse(readFileSync(join(home.path, "notes.json"), "utf8")).notes as Array<{ title: string }>;
+        assert.equal(notes.length, count, `--max-in-flight ${bound}: ${notes.length} notes for ${count} adds`);
+        assert.equal(new Set(notes.map((note) => note.title)).size, count);
+      } finally {
+        home.cleanup();
+      }
+    }
+  });
+
+  it("each request of a batch counts against --max-in-flight", async () => {
+    const s = labServer("--max-in-flight", "2");
+    await s.request(initialize(0, "2025-03-26"));
+    const batch = Array.from({ length: 12 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "overlap", arguments: { ms: 40 } } }));
+    s.send(batch);
+    s.send({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "overlap", arguments: { ms: 40 } } });
+    const [first, second] = await s.take(2);
+    const answers = [first, second].flatMap((reply) => Array.isArray(reply) ? reply : [reply]);
+    assert.equal(answers.length, 13);
+    assert.deepEqual(answers.map((answer) => answer.id).sort((a, b) => a - b), [...Array.from({ length: 12 }, (_, i) => i + 1), 100]);
+    const peak = Math.max(...answers.map((answer) => answer.result.structuredContent.data.peak as number));
+    assert.equal(peak, 2, "no more than two calls ran at once, batch or not");
+    await closed(s);
+  });
+
   it("a flood of garbage lines is answered line for line", async () => {
     const s = labServer();
     const count = 2_000;

@@ -15,13 +15,16 @@
  *   sent for that id; progress only when asked, increasing, never after the response.
  * - Batches (§10): only legacy 2025-03-26 takes them (answered as an array); every other era gets -32600.
  * - The server never writes a JSON-RPC request.
- * - Flow control: at most `maxInFlight` requests are open; reading stdin pauses until one finishes. A
- *   request holds its slot until its response is written, so a client that stops reading stdout stops the
- *   server reading stdin, and memory stays bounded. On EOF, open requests finish and are flushed first.
+ * - Flow control: at most `maxInFlight` slots are taken; reading pauses until one is free. A request takes a
+ *   slot and holds it until its response is written, so a client that stops reading stdout stops the server
+ *   reading stdin, and memory stays bounded; an error answer to a malformed line takes one too. Each request
+ *   of a batch takes a slot while it runs, and the batch's answer one while it is written. On EOF, open
+ *   requests finish and are flushed first; the end of the input is seen only after every earlier line was
+ *   handed over, so no line is handled twice.
  */
 import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import { SerialWriter } from "../../framing/serial_writer.ts";
-import { readChunks, readStdinChunks, stdioWrite } from "../../runtime/stdio.ts";
+import { type ByteChannel, readChunks } from "../../runtime/byte_channel.ts";
 import {
   classifyMessage,
   decodeJson,
@@ -52,12 +55,10 @@ export interface McpServerOptions {
   pageSize?: number;
 }
 
-/** The byte streams a session runs over. */
+/** The bytes a session runs over, and when to stop. */
 export interface McpServerIO {
-  /** The client's messages. Absent: the process's stdin, read directly (no Web Streams on Node). */
-  stdin?: ReadableStream<Uint8Array>;
-  /** Where answers go. Absent: the process's real stdout, written directly. */
-  stdout?: WritableStream<Uint8Array>;
+  /** The client's messages in, the answers out: `processChannel()`, or `streamChannel(readable, writable)`. */
+  channel: ByteChannel;
   /** Ends the session: reading stops and open calls are aborted. */
   signal?: AbortSignal;
   /** A diagnostic line (stderr). */
@@ -80,8 +81,8 @@ const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
  *
  * @example
  * ```ts
- * // The process's own stdin and stdout; pass `stdin` and `stdout` streams to serve anything else.
- * await serveMcp({}, { serverInfo: { name: "notes", version: "1.0.0" }, catalog });
+ * // The process's own stdin and stdout; `streamChannel(readable, writable)` serves anything else.
+ * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "notes", version: "1.0.0" }, catalog });
  * ```
  */
 export async function serveMcp(io: McpServerIO, options: McpServerOptions): Promise<void> {
@@ -98,14 +99,18 @@ class McpSession {
   readonly #serverMeta: Record<string, unknown>;
   readonly #serverMetaJson: string;
   #era: Era = { kind: "opening" };
+  /** Slots taken: requests running or answers being written. */
   #slots = 0;
-  #slotFreed: (() => void) | undefined;
+  /** Who waits for a slot, first come first served; a freed slot passes straight to the first. */
+  readonly #slotWaiters: Array<() => void> = [];
+  /** Answers owed: taken requests, malformed lines and batches not yet answered (or dropped). */
+  #unanswered = 0;
   #settled: (() => void) | undefined;
 
   constructor(io: McpServerIO, options: McpServerOptions) {
     this.#io = io;
     this.#options = options;
-    this.#out = new SerialWriter(io.stdout ?? stdioWrite("stdout"));
+    this.#out = new SerialWriter(io.channel);
     this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
@@ -113,7 +118,7 @@ class McpSession {
   }
 
   async run(): Promise<void> {
-    // stdin is split here, synchronously, chunk by chunk — not piped through a LineFramer, whose
+    // Input is split here, synchronously, chunk by chunk — not piped through a LineFramer, whose
     // per-message enqueue and read promise were a measurable share of a small call's cost.
     const splitter = new LineSplitter({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     const frames: LineFrame[] = [];
@@ -127,12 +132,11 @@ class McpSession {
     if (this.#io.signal?.aborted) shutdown();
     void this.#out.failed.then(stop);
     try {
-      const onChunk = (chunk: Uint8Array) => {
+      // readChunks reads the next chunk, or sees the end, only once the dispatch of this one has settled.
+      await readChunks(this.#io.channel, (chunk) => {
         splitter.push(chunk, frames);
         return this.#dispatch(frames);
-      };
-      const stdin = this.#io.stdin;
-      await (stdin === undefined ? readStdinChunks(onChunk, reading.signal) : readChunks(stdin, onChunk, reading.signal));
+      }, reading.signal);
       if (!this.#stopped()) {
         splitter.end(frames);
         await this.#dispatch(frames);
@@ -144,21 +148,21 @@ class McpSession {
       this.#io.signal?.removeEventListener("abort", shutdown);
     }
     if (this.#stopped()) this.#abortOpen();
-    if (this.#slots > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
+    if (this.#unanswered > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
     await this.#out.flush();
-    this.#out.release();
+    this.#io.channel.release();
   }
 
   /**
-   * Handles the frames in order and empties the list. At the in-flight bound it waits for a slot first: the
-   * promise it returns then keeps reading paused.
+   * Handles the frames in order and empties the list. A frame that must wait — for a slot, or for a batch's
+   * requests to start — returns a promise; the rest of the list waits for it, and so does reading.
    */
   #dispatch(frames: LineFrame[]): Promise<void> | undefined {
     let next = 0;
     const resume = (): Promise<void> | undefined => {
       while (next < frames.length && !this.#stopped()) {
-        if (this.#slots >= this.#maxInFlight) return new Promise<void>((resolve) => (this.#slotFreed = resolve)).then(resume);
-        this.#frame(frames[next++]!);
+        const waiting = this.#frame(frames[next++]!);
+        if (waiting !== undefined) return waiting.then(resume);
       }
       frames.length = 0;
     };
@@ -173,101 +177,71 @@ class McpSession {
     for (const open of this.#open.values()) open.cancellation.abort(reason);
   }
 
-  // ---- framing and classification ----
+  // ---- flow control ----
 
-  #frame(frame: LineFrame): void {
-    if (frame.kind === "oversized") {
-      const limit = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-      this.#reply(errorResponse(null, {
-        code: RpcErrorCode.INVALID_REQUEST,
-        message: `Invalid request: message of ${frame.size} bytes exceeds the ${limit}-byte limit; it was discarded`,
-      }));
-      return;
+  /** Takes a slot: at once (`undefined`) or once one is freed (the promise). */
+  #acquire(): Promise<void> | undefined {
+    if (this.#slots < this.#maxInFlight) {
+      this.#slots++;
+      return undefined;
     }
-    const decoded = decodeJson(frame.bytes);
-    if (!decoded.ok) {
-      // A whitespace-only line carries no message; anything else unreadable is answered.
-      if (!isBlank(frame.bytes)) this.#reply(errorResponse(null, decoded.error));
-      return;
-    }
-    this.#message(decoded.value);
+    return new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
   }
 
-  #message(value: unknown): void {
-    const message = classifyMessage(value);
-    switch (message.kind) {
-      case "request":
-        this.#track(this.#request(message.id, message.method, message.params));
-        return;
-      case "notification":
-        this.#notification(message.method, message.params);
-        return;
-      case "batch":
-        this.#batch(message.items);
-        return;
-      case "invalid":
-        this.#reply(errorResponse(message.id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: ${message.reason}` }));
-        return;
-      case "response":
-        this.#io.log?.(`mcp: ignored a JSON-RPC response from the client (id ${JSON.stringify(message.id)}): this server sends no requests`);
-        return;
+  /** Gives a slot back, or passes it to the first waiter. */
+  readonly #release = (): void => {
+    const waiter = this.#slotWaiters.shift();
+    if (waiter !== undefined) waiter();
+    else this.#slots--;
+  };
+
+  /**
+   * Answers one message in a slot: `start` runs once a slot is taken, and its reply holds the slot until it
+   * is written. Returns a promise only when it had to wait for the slot.
+   */
+  #answer(start: () => Promise<Reply> | Reply): Promise<void> | undefined {
+    const waiting = this.#acquire();
+    if (waiting === undefined) {
+      this.#track(start());
+      return undefined;
     }
+    return waiting.then(() => {
+      if (this.#stopped()) return this.#release();
+      this.#track(start());
+    });
   }
 
-  #batch(items: unknown[]): void {
-    const era = this.#era;
-    if (era.kind !== "legacy" || era.version !== BATCHING_VERSION || items.length === 0) {
-      this.#reply(errorResponse(null, {
-        code: RpcErrorCode.INVALID_REQUEST,
-        message: items.length === 0 ? "Invalid request: empty batch" : "Invalid request: batching is not supported in this protocol version",
-      }));
-      return;
-    }
-    const replies: Array<Promise<Reply>> = [];
-    for (const item of items) {
-      const message = classifyMessage(item);
-      if (message.kind === "request") replies.push(Promise.resolve(this.#request(message.id, message.method, message.params)));
-      else if (message.kind === "notification") this.#notification(message.method, message.params);
-      else if (message.kind === "invalid" || message.kind === "batch") {
-        const reason = message.kind === "batch" ? "a batch cannot nest" : message.reason;
-        replies.push(Promise.resolve(errorResponse(message.kind === "invalid" ? message.id : null, {
-          code: RpcErrorCode.INVALID_REQUEST,
-          message: `Invalid request: ${reason}`,
-        })));
-      }
-    }
-    this.#track(Promise.all(replies).then((all) => {
-      const answered = all.filter((reply) => reply !== null);
-      return answered.length === 0 ? null : `[${answered.map((reply) => this.#text(reply)).join(",")}]`;
-    }));
-  }
-
-  /** Holds a read slot until the reply is written; a `null` reply (a cancelled call) writes nothing. */
+  /** Writes a reply made in a taken slot, then frees the slot; a `null` reply (a cancelled call) writes nothing. */
   #track(reply: Promise<Reply> | Reply): void {
-    this.#slots++;
+    this.#unanswered++;
     if (reply instanceof Promise) reply.then(this.#send, this.#failed);
     else this.#send(reply);
   }
 
   // One closure each per session, not per request.
   readonly #send = (reply: Reply): void => {
-    if (reply === null) return this.#release();
-    this.#reply(reply).then(this.#release, this.#release);
+    if (reply === null) return this.#answered();
+    this.#reply(reply).then(this.#answered, this.#answered);
   };
 
   readonly #failed = (error: unknown): void => {
-    this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    this.#internalError(error);
     this.#send(null);
   };
 
-  /** Gives a request's read slot back. */
-  readonly #release = (): void => {
-    this.#slots--;
-    this.#slotFreed?.();
-    this.#slotFreed = undefined;
-    if (this.#slots === 0) this.#settled?.();
+  /** A reply is written (or dropped): its slot is free and one fewer answer is owed. */
+  readonly #answered = (): void => {
+    this.#release();
+    this.#owed();
   };
 
+  #owed(): void {
+    if (--this.#unanswered === 0) this.#settled?.();
+  }
+
+  #internalError(error: unknown): void {
+    this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  }
 
   #reply(message: Record<string, unknown> | string): Promise<void> {
     return this.#out.write(`${this.#text(message)}\n`);
@@ -282,6 +256,100 @@ class McpSession {
       this.#io.log?.(`mcp: a reply could not be serialised: ${String(error)}`);
       const id = (message.id as JsonRpcId | null | undefined) ?? null;
       return JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
+    }
+  }
+
+  // ---- framing and classification ----
+
+  #frame(frame: LineFrame): Promise<void> | undefined {
+    if (frame.kind === "oversized") {
+      const limit = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+      return this.#answer(() =>
+        errorResponse(null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: message of ${frame.size} bytes exceeds the ${limit}-byte limit; it was discarded`,
+        })
+      );
+    }
+    const decoded = decodeJson(frame.bytes);
+    if (!decoded.ok) {
+      // A whitespace-only line carries no message; anything else unreadable is answered.
+      return isBlank(frame.bytes) ? undefined : this.#answer(() => errorResponse(null, decoded.error));
+    }
+    return this.#message(decoded.value);
+  }
+
+  #message(value: unknown): Promise<void> | undefined {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "request":
+        return this.#answer(() => this.#request(message.id, message.method, message.params));
+      case "notification":
+        this.#notification(message.method, message.params);
+        return undefined;
+      case "batch":
+        return this.#batch(message.items);
+      case "invalid":
+        return this.#answer(() => errorResponse(message.id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: ${message.reason}` }));
+      case "response":
+        this.#io.log?.(`mcp: ignored a JSON-RPC response from the client (id ${JSON.stringify(message.id)}): this server sends no requests`);
+        return undefined;
+    }
+  }
+
+  /**
+   * A legacy 2025-03-26 batch: its requests start in order, each in a slot of its own held while it runs,
+   * so a batch never runs more requests at once than the bound allows; the answer, one array, takes a slot
+   * while it is written. The promise settles once every request of the batch has started.
+   */
+  #batch(items: unknown[]): Promise<void> | undefined {
+    const era = this.#era;
+    if (era.kind !== "legacy" || era.version !== BATCHING_VERSION || items.length === 0) {
+      return this.#answer(() =>
+        errorResponse(null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: items.length === 0 ? "Invalid request: empty batch" : "Invalid request: batching is not supported in this protocol version",
+        })
+      );
+    }
+    this.#unanswered++;
+    const replies: Array<Promise<Reply> | Reply> = [];
+    const started = this.#startBatch(items, replies);
+    void started
+      .then(() => Promise.all(replies))
+      .then((all) => {
+        const answered = all.filter((reply) => reply !== null);
+        if (answered.length === 0 || this.#stopped()) return this.#owed();
+        const text = `[${answered.map((reply) => this.#text(reply)).join(",")}]`;
+        const write = () => void this.#reply(text).then(this.#answered, this.#answered);
+        const waiting = this.#acquire();
+        if (waiting === undefined) write();
+        else void waiting.then(write);
+      });
+    return started;
+  }
+
+  async #startBatch(items: unknown[], replies: Array<Promise<Reply> | Reply>): Promise<void> {
+    for (const item of items) {
+      const message = classifyMessage(item);
+      if (message.kind === "notification") {
+        this.#notification(message.method, message.params);
+      } else if (message.kind === "request") {
+        const waiting = this.#acquire();
+        if (waiting !== undefined) await waiting;
+        if (this.#stopped()) return this.#release();
+        replies.push(
+          Promise.resolve(this.#request(message.id, message.method, message.params))
+            .catch((error: unknown) => (this.#internalError(error), null))
+            .finally(this.#release),
+        );
+      } else if (message.kind === "invalid" || message.kind === "batch") {
+        const reason = message.kind === "batch" ? "a batch cannot nest" : message.reason;
+        replies.push(errorResponse(message.kind === "invalid" ? message.id : null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${reason}`,
+        }));
+      }
     }
   }
 

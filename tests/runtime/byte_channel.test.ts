@@ -1,9 +1,9 @@
-// readChunks: the one read loop of the MCP server. The generic path (any ReadableStream) is tested here;
-// the direct path over Node's stdin runs under every spawned `mcp serve` (mcp_wire pauses it at the
-// in-flight bound).
+// readChunks over a stream channel: the one read loop of the MCP server, whatever the channel. The process
+// channel runs under every spawned `mcp serve` (mcp_wire pauses it at the in-flight bound; the reliability
+// tests end its input in a burst).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readChunks } from "../../lib/runtime/stdio.ts";
+import { readChunks, sourceReadable, streamChannel } from "../../lib/runtime/byte_channel.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -24,11 +24,35 @@ function chunkStream(chunks: string[]): { stream: ReadableStream<Uint8Array>; pu
   return { stream, pulled: () => next, cancelled: () => cancelled };
 }
 
+/** A read-only channel over `stream`. */
+function channel(stream: ReadableStream<Uint8Array>) {
+  return streamChannel(stream, new WritableStream());
+}
+
 describe("readChunks", () => {
+  it("reports the end only after the last chunk's handling has settled", async () => {
+    const { stream } = chunkStream(["a"]);
+    let release!: () => void;
+    let handled = false;
+    let ended = false;
+    const done = readChunks(channel(stream), () =>
+      new Promise<void>((resolve) => {
+        release = () => {
+          handled = true;
+          resolve();
+        };
+      })).then(() => (ended = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(ended, false, "the end was reported while the chunk was still being handled");
+    release();
+    await done;
+    assert.equal(handled, true);
+  });
+
   it("hands over every chunk in order and resolves at the end", async () => {
     const { stream } = chunkStream(["a", "b", "c"]);
     const seen: string[] = [];
-    await readChunks(stream, (chunk) => void seen.push(decoder.decode(chunk)));
+    await readChunks(channel(stream), (chunk) => void seen.push(decoder.decode(chunk)));
     assert.deepEqual(seen, ["a", "b", "c"]);
   });
 
@@ -36,7 +60,7 @@ describe("readChunks", () => {
     const { stream, pulled } = chunkStream(["a", "b"]);
     let release!: () => void;
     const seen: string[] = [];
-    const done = readChunks(stream, (chunk) => {
+    const done = readChunks(channel(stream), (chunk) => {
       seen.push(decoder.decode(chunk));
       return seen.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : undefined;
     });
@@ -51,7 +75,7 @@ describe("readChunks", () => {
   it("stops and cancels the stream when the signal fires", async () => {
     const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, { highWaterMark: 0 });
     const stop = new AbortController();
-    const done = readChunks(stream, () => assert.fail("no chunk was sent"), stop.signal);
+    const done = readChunks(channel(stream), () => assert.fail("no chunk was sent"), stop.signal);
     stop.abort();
     await done;
     assert.equal(stream.locked, true, "nobody else reads it afterwards");
@@ -59,17 +83,30 @@ describe("readChunks", () => {
 
   it("cancels at once when the signal has already fired", async () => {
     const { stream, pulled, cancelled } = chunkStream(["a"]);
-    await readChunks(stream, () => assert.fail("nothing is read"), AbortSignal.abort());
+    await readChunks(channel(stream), () => assert.fail("nothing is read"), AbortSignal.abort());
     assert.equal(pulled(), 0);
     assert.equal(cancelled(), true);
   });
 
   it("rejects when the stream fails or the chunk handler throws", async () => {
     const failing = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new Error("read failed")) });
-    await assert.rejects(readChunks(failing, () => undefined), /read failed/);
+    await assert.rejects(readChunks(channel(failing), () => undefined), /read failed/);
     const { stream } = chunkStream(["a"]);
-    await assert.rejects(readChunks(stream, () => {
+    await assert.rejects(readChunks(channel(stream), () => {
       throw new Error("handler failed");
     }), /handler failed/);
+  });
+});
+
+describe("sourceReadable", () => {
+  it("copies each chunk, so a source that reuses its buffer loses nothing", async () => {
+    const buffer = new Uint8Array(1);
+    let next = 0;
+    const source = {
+      read: () => Promise.resolve(next < 3 ? (buffer[0] = 0x61 + next++, buffer) : null),
+    };
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of sourceReadable(source)) chunks.push(chunk);
+    assert.deepEqual(chunks.map((chunk) => decoder.decode(chunk)), ["a", "b", "c"]);
   });
 });
