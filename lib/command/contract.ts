@@ -131,10 +131,15 @@ export type FlagValue<S extends FlagSpec> = S["type"] extends "boolean" ? boolea
   : S extends { type: "enum"; enum_values: readonly (infer E)[] } ? E
   : string;
 
+/** `true` for a flag that always has a value: required, or defaulted. */
+export type FlagAlwaysSet<S extends FlagSpec> = S extends { required: true } ? true : S extends { default: unknown } ? true : false;
+
 /** The flag values a handler receives: booleans and arrays are always present; other flags when given or defaulted. */
 export type FlagValues<F extends Record<string, FlagSpec>> = {
+  // The test goes through FlagAlwaysSet so that F[K] is not narrowed by it: a narrowed `{ default: unknown }
+  // & F[K]` is no FlagSpec under `exactOptionalPropertyTypes`, which broke users' library checks.
   [K in keyof F]: F[K]["type"] extends "boolean" | "array" ? FlagValue<F[K]>
-    : F[K] extends { required: true } | { default: unknown } ? FlagValue<F[K]>
+    : FlagAlwaysSet<F[K]> extends true ? FlagValue<F[K]>
     : FlagValue<F[K]> | undefined;
 };
 

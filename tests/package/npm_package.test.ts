@@ -1,10 +1,11 @@
 // The npm package as a user gets it: `npm pack`, install the tarball into an empty project, then import the
 // library, run a tool built on it, and run the `toolwire` bin — proving `files`, `exports`, `bin` and the
-// bundles are right, not just the sources.
+// bundles are right, not just the sources. The README's quick start runs verbatim there, and a user project
+// type-checks against the shipped .d.ts files with the strictest compiler options.
 import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
 
@@ -12,39 +13,136 @@ const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 // npm packages are for Node: the installed package runs on Node whichever runtime runs this test.
 const NODE = "node";
 
-describe("the npm package", () => {
-  it("installs from its tarball and works: import, a tool, mcp serve, the toolwire bin", { timeout: 120_000 }, async () => {
-    const dir = tempDir("toolwire-pack-");
+describe("the npm package", { timeout: 180_000 }, () => {
+  let dir: { path: string; cleanup: () => void };
+  let project: string;
+
+  before(() => {
+    dir = tempDir("toolwire-pack-");
+    execFileSync(NPM, ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir.path, ROOT], { stdio: "pipe" });
+    const tarball = readdirSync(dir.path).find((name) => name.endsWith(".tgz"))!;
+    project = join(dir.path, "project");
+    execFileSync("mkdir", [project]);
+    // As `npm init -y` writes it, then made a module as the README says.
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", version: "1.0.0", type: "module" }));
+    execFileSync(NPM, ["install", "--silent", "--no-audit", "--no-fund", "--offline", join(dir.path, tarball)], { cwd: project, stdio: "pipe" });
+  });
+
+  after(() => dir?.cleanup());
+
+  it("installs from its tarball and works: import, a tool, mcp serve, the toolwire bin", async () => {
+    writeFileSync(join(project, "hello.js"), [
+      'import { createTool } from "toolwire";',
+      'const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets" });',
+      'tool.command("greet", { description: "Greet someone", danger_level: "safe", required_scopes: [],',
+      '  flags: { name: { type: "string", required: true, description: "Who" } },',
+      '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
+      "  run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });",
+      "await tool.main();",
+    ].join("\n"));
+    const greet = await run([NODE, join(project, "hello.js"), "greet", "--name", "ada"], { cwd: project });
+    assert.equal(greet.code, 0, greet.stderr);
+    assert.equal(onlyEnvelope(greet.stdout).data.greeting, "hello ada");
+
+    const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+    const serve = await run([NODE, join(project, "hello.js"), "mcp", "serve"], { cwd: project, stdin: init });
+    assert.equal(serve.code, 0, serve.stderr);
+    assert.equal(JSON.parse(serve.stdout.split("\n")[0]!).result.serverInfo.name, "hello");
+
+    const bin = await run([join(project, "node_modules", ".bin", "toolwire"), "--version"], { cwd: project });
+    assert.equal(bin.code, 0, bin.stderr);
+    assert.equal(onlyEnvelope(bin.stdout).data.name, "toolwire");
+  });
+
+  it("runs the README's quick start verbatim and prints what the README shows", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## A tool in 20 lines"));
+    const code = section.match(/```js\n([\s\S]*?)```/)![1]!;
+    const file = code.match(/^\/\/ (\S+\.mjs)/)![1]!;
+    writeFileSync(join(project, file), code);
+    const shell = section.match(/```sh\n([\s\S]*?)```/)![1]!.split("\n");
+    const shown = shell.filter((line) => line.startsWith(`$ node ${file} hello`));
+    assert.equal(shown.length, 2, "the README shows a success and a refused call");
+    for (const line of shown) {
+      const argv = line.slice(2).replace(/#.*$/, "").trim().split(/\s+/);
+      const expected = shell[shell.indexOf(line) + 1]!;
+      const result = await run(argv, { cwd: project });
+      const envelope = onlyEnvelope(result.stdout);
+      if (expected.includes('"issues":[...]')) {
+        // The README elides the issue list and meta: compare everything it does show.
+        assert.equal(result.code, 2, result.stderr);
+        const shownError = JSON.parse(expected.replace(/,"issues":\[\.\.\.\]\},\.\.\.\}$/, "}}")).error;
+        const { issues: _issues, ...error } = envelope.error as Record<string, unknown>;
+        assert.deepEqual(error, shownError);
+      } else {
+        assert.equal(result.code, 0, result.stderr);
+        const readmeEnvelope = JSON.parse(expected);
+        readmeEnvelope.meta.duration_ms = envelope.meta.duration_ms;
+        assert.deepEqual(envelope, readmeEnvelope);
+      }
+    }
+  });
+
+  it("type-checks a user project with the strictest options, library checking included", () => {
+    writeFileSync(join(project, "strict.ts"), [
+      'import { CommandError, createTool, ExitCode, type ResponseEnvelope } from "toolwire";',
+      'const tool = createTool({ name: "strict", version: "1.0.0", description: "Strict" });',
+      'tool.command("add", { description: "Add", danger_level: "mutating", required_scopes: [],',
+      '  flags: { title: { type: "string", required: true, description: "Title" }, count: { type: "integer", description: "How many" } },',
+      '  exit_codes: { "0": { name: "SUCCESS", description: "Added", retryable: false, side_effects: "complete" } },',
+      "  run: (ctx) => {",
+      '    if (ctx.flags.title === "") throw new CommandError(ExitCode.ARG_ERROR, "empty");',
+      "    const count: number | undefined = ctx.flags.count;",
+      "    return { title: ctx.flags.title, count: count ?? 1 };",
+      "  } });",
+      "export const envelope: ResponseEnvelope | undefined = undefined;",
+      "await tool.main();",
+    ].join("\n"));
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noImplicitOverride: true,
+        noPropertyAccessFromIndexSignature: true,
+        noFallthroughCasesInSwitch: true,
+        noImplicitReturns: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ["node"],
+        typeRoots: [join(ROOT, "node_modules", "@types")],
+      },
+      files: ["strict.ts"],
+    }));
     try {
-      execFileSync(NPM, ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir.path, ROOT], { stdio: "pipe" });
-      const tarball = readdirSync(dir.path).find((name) => name.endsWith(".tgz"))!;
-      const project = join(dir.path, "project");
-      execFileSync("mkdir", [project]);
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", version: "1.0.0", type: "module" }));
-      execFileSync(NPM, ["install", "--silent", "--no-audit", "--no-fund", "--offline", join(dir.path, tarball)], { cwd: project, stdio: "pipe" });
-      writeFileSync(join(project, "hello.js"), [
-        'import { createTool } from "toolwire";',
-        'const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets" });',
-        'tool.command("greet", { description: "Greet someone", danger_level: "safe", required_scopes: [],',
-        '  flags: { name: { type: "string", required: true, description: "Who" } },',
-        '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
-        "  run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });",
-        "await tool.main();",
-      ].join("\n"));
-      const greet = await run([NODE, join(project, "hello.js"), "greet", "--name", "ada"], { cwd: project });
-      assert.equal(greet.code, 0, greet.stderr);
-      assert.equal(onlyEnvelope(greet.stdout).data.greeting, "hello ada");
+      execFileSync(NODE, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project, stdio: "pipe" });
+    } catch (error) {
+      assert.fail(`tsc failed:\n${(error as { stdout?: Buffer }).stdout?.toString()}`);
+    }
+  });
 
-      const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
-      const serve = await run([NODE, join(project, "hello.js"), "mcp", "serve"], { cwd: project, stdin: init });
-      assert.equal(serve.code, 0, serve.stderr);
-      assert.equal(JSON.parse(serve.stdout.split("\n")[0]!).result.serverInfo.name, "hello");
-
-      const bin = await run([join(project, "node_modules", ".bin", "toolwire"), "--version"], { cwd: project });
-      assert.equal(bin.code, 0, bin.stderr);
-      assert.equal(onlyEnvelope(bin.stdout).data.name, "toolwire");
-    } finally {
-      dir.cleanup();
+  it("exports its package.json and JSON Schemas, and ships source maps", async () => {
+    const resolve = [
+      "import { createRequire } from 'node:module';",
+      "const require = createRequire(import.meta.url);",
+      "console.log(JSON.stringify([require.resolve('toolwire/package.json'), require.resolve('toolwire/schema/manifest.schema.json')]));",
+    ].join("\n");
+    writeFileSync(join(project, "resolve.mjs"), resolve);
+    const resolved = await run([NODE, join(project, "resolve.mjs")], { cwd: project });
+    assert.equal(resolved.code, 0, resolved.stderr);
+    const [pkg, schema] = JSON.parse(resolved.stdout) as string[];
+    assert.equal(JSON.parse(readFileSync(pkg!, "utf8")).name, "toolwire");
+    assert.equal(JSON.parse(readFileSync(schema!, "utf8")).type, "object");
+    const installed = join(project, "node_modules", "toolwire", "dist");
+    for (const bundle of ["mod.js", "cmd/toolwire.js"]) {
+      assert.match(readFileSync(join(installed, bundle), "utf8"), /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
+      const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as { sources: string[]; sourcesContent?: string[] };
+      assert.ok(map.sources.some((source) => source.endsWith("lib/command/tool.ts")), "the map points at the TypeScript sources");
+      assert.equal(map.sourcesContent?.length, map.sources.length, "the sources travel inside the map");
     }
   });
 });
