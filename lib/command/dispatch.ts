@@ -1,4 +1,4 @@
-import { getEnv, isTerminal, monotonicMs, redirectStrayStdout, writeTextAtomic } from "../runtime/mod.ts";
+import { getEnv, isTerminal, monotonicMs, redirectStrayStdout } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
 import type { CliOutput } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
@@ -10,6 +10,7 @@ import { commandHelp, toolHelp } from "./help_text.ts";
 import { idempotencyKeyIssue, IdempotencyStore } from "./idempotency_store.ts";
 import { argumentErrorEnvelope } from "./argument_error.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "./input_values.ts";
+import { outputFileIssue, writeOutputFile } from "./output_file.ts";
 import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
 import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
@@ -67,6 +68,10 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   const key = parsed.given.get("idempotency-key") as string | undefined;
   const keyIssue = idempotencyKeyIssue(key, "--idempotency-key");
   if (keyIssue !== undefined) issues.push(keyIssue);
+  // Checked before anything runs: a target that cannot be written would otherwise fail after the work.
+  const file = parsed.given.get("output") as string | undefined;
+  const fileIssue = file === undefined ? undefined : await outputFileIssue(file);
+  if (fileIssue !== undefined) issues.push(fileIssue);
   const protocol = definition.stdout === "protocol";
   if (issues.length > 0) return argError(tool, issues, format, output, startedAt, protocol ? "stderr" : "stdout", command.path);
 
@@ -107,8 +112,7 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
         void output.line("stderr", `progress: ${update.progress}${of}${update.message ? ` ${update.message}` : ""}`);
       },
     });
-    const file = parsed.given.get("output") as string | undefined;
-    if (file !== undefined && envelope.ok) envelope = await writeOutputFile(file, envelope);
+    if (file !== undefined && envelope.ok) envelope = await writeOutputFile(file, envelope, startedAt);
     return await printResult(tool, command, envelope, format, output);
   } finally {
     restoreStdout();
@@ -202,12 +206,6 @@ async function printHelp(
   }
   await output.line("stdout", toolHelp(tool, paths.map((path) => [path, tool.registry.entryOf(path)!] as const), group));
   return ExitCode.SUCCESS;
-}
-
-async function writeOutputFile(file: string, envelope: ResponseEnvelope): Promise<ResponseEnvelope> {
-  const text = `${JSON.stringify(envelope.data, null, 2)}\n`;
-  await writeTextAtomic(file, text);
-  return { ...envelope, data: { output: file, bytes: new TextEncoder().encode(text).length } };
 }
 
 async function printResult(

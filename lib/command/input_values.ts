@@ -109,11 +109,79 @@ function invalid(label: string, expected: string, got: unknown, suggestion?: str
   };
 }
 
-/** Renders a received value for an error message: short, single-quoted text, or JSON for non-strings. */
+/** How many characters of a received value an error message shows. */
+const QUOTED_CHARS = 60;
+
+/**
+ * Renders a received value for an error message: short, single-quoted text, or JSON for non-strings. Only
+ * the start of the value is rendered, without recursion: a client's argument nested 100,000 levels deep,
+ * or 8 MB long, costs a few dozen steps here, never a stack overflow.
+ *
+ * @example
+ * ```ts
+ * quote("maybe"); // "'maybe'"
+ * quote({ a: [1, 2] }); // '{"a":[1,2]}'
+ * ```
+ */
 export function quote(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  const short = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  const text = typeof value === "string" ? value : jsonStart(value, QUOTED_CHARS + 1);
+  const short = text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS - 3)}...` : text;
   return typeof value === "string" ? `'${short}'` : short;
+}
+
+type Piece = { literal: string } | { value: unknown };
+
+/**
+ * At least the first `limit` characters of `JSON.stringify(value)` (all of it when shorter), walked with an
+ * explicit stack. Each array element and object member adds a character or more, so no container needs more
+ * than `limit` of them, and the walk stops once the text is long enough.
+ */
+function jsonStart(value: unknown, limit: number): string {
+  if (value === undefined || typeof value === "function" || typeof value === "symbol") return String(value);
+  let text = "";
+  const pending: Piece[] = [{ value }];
+  while (pending.length > 0 && text.length < limit) {
+    const piece = pending.pop()!;
+    if ("literal" in piece) {
+      text += piece.literal;
+      continue;
+    }
+    const item = piece.value;
+    if (typeof item !== "object" || item === null) {
+      text += scalarJson(item, limit);
+      continue;
+    }
+    const members: Piece[][] = [];
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length && i < limit; i++) members.push([{ value: item[i] }]);
+    } else {
+      for (const key in item) {
+        if (members.length >= limit) break;
+        const member = (item as Record<string, unknown>)[key];
+        if (!Object.hasOwn(item, key) || !serialisedInObject(member)) continue;
+        members.push([{ literal: `${JSON.stringify(key)}:` }, { value: member }]);
+      }
+    }
+    const [open, close] = Array.isArray(item) ? ["[", "]"] : ["{", "}"];
+    text += open;
+    pending.push({ literal: close });
+    for (let i = members.length - 1; i >= 0; i--) {
+      pending.push(...members[i]!.reverse());
+      if (i > 0) pending.push({ literal: "," });
+    }
+  }
+  return text;
+}
+
+/** A scalar as `JSON.stringify` writes it inside a container (`null` for what JSON cannot hold). */
+function scalarJson(value: unknown, limit: number): string {
+  if (typeof value === "string") return JSON.stringify(value.length > limit ? value.slice(0, limit) : value);
+  if (typeof value === "bigint") return String(value);
+  return JSON.stringify(value) ?? "null";
+}
+
+function serialisedInObject(value: unknown): boolean {
+  return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
 }
 
 /**

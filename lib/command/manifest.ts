@@ -128,7 +128,15 @@ export async function assembleManifest(
 }
 
 /**
- * JSON with object keys sorted at every depth: one text for one value, whatever the insertion order.
+ * How deep {@linkcode canonicalJson} walks. It recurses, and is only ever given manifests and arguments that
+ * already passed validation (flat values), so the limit is never reached by a real call; it turns a value
+ * that would overflow the stack into a plain error instead.
+ */
+export const CANONICAL_JSON_MAX_DEPTH = 128;
+
+/**
+ * JSON with object keys sorted at every depth: one text for one value, whatever the insertion order. Throws
+ * a RangeError for a value nested deeper than {@linkcode CANONICAL_JSON_MAX_DEPTH} levels.
  *
  * @example
  * ```ts
@@ -136,12 +144,18 @@ export async function assembleManifest(
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  return canonical(value, 0);
+}
+
+function canonical(value: unknown, depth: number): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (depth >= CANONICAL_JSON_MAX_DEPTH) {
+    throw new RangeError(`canonical JSON: the value is nested deeper than ${CANONICAL_JSON_MAX_DEPTH} levels`);
   }
-  return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(record[k], depth + 1)}`).join(",")}}`;
 }
 
 /**

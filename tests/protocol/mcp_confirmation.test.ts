@@ -1,13 +1,14 @@
-// The confirmation round trip of a destructive MCP tool (SPEC §6, mcp-stdio-wire.md §5), line by line: a
-// modern client that declared `elicitation` gets an `input_required` result whose `requestState` is signed
-// with HMAC-SHA256 and bound to the tool, the arguments and an expiry. The state travels through the client,
-// so every way of altering or reusing it must be refused with nothing run. Expiry (5 minutes) is tested
-// in-process with an injected clock.
+// The confirmation round trip of a destructive MCP tool (docs/confirmation.md), line by line: a modern client
+// that declared `elicitation` gets an `input_required` result whose `requestState` is signed with HMAC-SHA256
+// and bound to the tool, the arguments, an expiry and a nonce. The state travels through the client, so every
+// way of altering or reusing it must be refused with nothing run: it confirms one execution. Expiry (5
+// minutes) and the bound on open states are tested in-process with an injected clock.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CONFIRMATION_TTL_MS, ConfirmationStates } from "../../lib/command/mcp/confirmation_state.ts";
+import { CONFIRMATION_TTL_MS, ConfirmationStates, MAX_OPEN_CONFIRMATIONS } from "../../lib/command/mcp/confirmation_state.ts";
 import { initialize, modern, WireSession } from "../helpers/mcp_wire.ts";
-import { type Loose, NOTES, tempDir } from "../helpers/run.ts";
+import { type Loose, NOTES, programArgv, tempDir } from "../helpers/run.ts";
+import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const ACCEPT = { confirm: { action: "accept", content: { confirm: true } } };
@@ -292,6 +293,71 @@ describe("destructive tools over the wire: the input_required confirmation", () 
   });
 });
 
+describe("a requestState confirms one execution", () => {
+  it("accepted and sent again, it gets exactly the refusal a tampered state gets, and nothing runs", async () => {
+    await withServer(async (server) => {
+      const id = await server.add("doomed");
+      await server.add("kept");
+      const requestState = await server.askToRemove(id);
+      const first = await server.call("remove", { id }, { requestState, inputResponses: ACCEPT });
+      assert.equal(first.structuredContent.data.effect, "deleted");
+      const replayed = await server.call("remove", { id }, { requestState, inputResponses: ACCEPT });
+      assertRefused(replayed, "CONFIRMATION_INVALID");
+      const tampered = await server.call("remove", { id }, { requestState: flip(requestState, requestState.indexOf(".") + 1), inputResponses: ACCEPT });
+      assert.deepEqual(replayed.structuredContent.error, tampered.structuredContent.error);
+      assert.deepEqual(await server.titles(), ["kept"]);
+    });
+  });
+
+  it("a declined state cannot be answered again with an accept: nothing is deleted", async () => {
+    await withServer(async (server) => {
+      const id = await server.add("kept");
+      const requestState = await server.askToRemove(id);
+      assertRefused(await server.call("remove", { id }, { requestState, inputResponses: { confirm: { action: "decline" } } }), "CONFIRMATION_DECLINED");
+      assertRefused(await server.call("remove", { id }, { requestState, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      assert.deepEqual(await server.titles(), ["kept"]);
+      // Asking anew works as before.
+      const fresh = await server.askToRemove(id);
+      assert.equal((await server.call("remove", { id }, { requestState: fresh, inputResponses: ACCEPT })).structuredContent.data.effect, "deleted");
+    });
+  });
+
+  // lab's `wipe` reports "deleted" every time it runs, so a second execution cannot hide behind NOT_FOUND.
+  const LAB = programArgv("tests/fixtures/lab.ts");
+  const labServers: Array<[label: string, argv: string[]]> = [
+    ["lab mcp serve", [...LAB, "--format", "json", "mcp", "serve"]],
+    ["toolwire mcp serve --exec lab", [...TOOLWIRE, "--format", "json", "mcp", "serve", "--exec", execLine(LAB)]],
+  ];
+  for (const [label, argv] of labServers) {
+    it(`${label}: replayed later or raced in the same instant, a state runs the destructive command once`, async () => {
+      const session = new WireSession(argv);
+      let id = 0;
+      const wipe = (extra: Record<string, unknown> = {}) =>
+        modern(++id, "tools/call", { name: "wipe", arguments: { target: "everything" }, ...extra }, { [CAPABILITIES]: { elicitation: {} } });
+      try {
+        const asked = (await session.request(wipe())).result;
+        assert.equal(asked.resultType, "input_required", JSON.stringify(asked));
+        const confirmed = { requestState: asked.requestState, inputResponses: ACCEPT };
+        const first = (await session.request(wipe(confirmed))).result;
+        assert.equal(first.structuredContent.data.effect, "deleted", JSON.stringify(first));
+        assertRefused((await session.request(wipe(confirmed))).result, "CONFIRMATION_INVALID");
+
+        const raced = (await session.request(wipe())).result;
+        const both = { requestState: raced.requestState, inputResponses: ACCEPT };
+        const lines = [wipe(both), wipe(both)].map((message) => JSON.stringify(message)).join("\n");
+        session.send(lines);
+        const results = (await session.take(2, 20_000)).map((reply) => reply.result);
+        const deleted = results.filter((result) => result.structuredContent.data?.effect === "deleted");
+        assert.equal(deleted.length, 1, JSON.stringify(results));
+        assertRefused(results.find((result) => result.isError), "CONFIRMATION_INVALID");
+      } finally {
+        const result = await session.close();
+        assert.equal(result.code, 0, result.stderr);
+      }
+    });
+  }
+});
+
 describe("ConfirmationStates (in-process, injected clock)", () => {
   const start = 1_800_000_000_000;
 
@@ -303,23 +369,57 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
   it("a state is valid until its expiry, five minutes after issue, and expired one millisecond later", async () => {
     const { states, clock } = await statesAt();
     assert.equal(CONFIRMATION_TTL_MS, 5 * 60 * 1000);
-    const state = await states.issue("remove", { id: 3 });
-    assert.equal(await states.check(state, "remove", { id: 3 }), undefined);
+    const early = await states.issue("remove", { id: 3 });
+    const onTime = await states.issue("remove", { id: 3 });
+    const late = await states.issue("remove", { id: 3 });
+    assert.equal(await states.redeem(early, "remove", { id: 3 }), undefined);
     clock.now = start + CONFIRMATION_TTL_MS;
-    assert.equal(await states.check(state, "remove", { id: 3 }), undefined);
+    assert.equal(await states.redeem(onTime, "remove", { id: 3 }), undefined);
     clock.now = start + CONFIRMATION_TTL_MS + 1;
-    assert.equal(await states.check(state, "remove", { id: 3 }), "expired");
+    assert.equal(await states.redeem(late, "remove", { id: 3 }), "expired");
   });
 
   it("a state is bound to the tool and to the arguments, whatever their key order, but not to confirm_destructive", async () => {
     const { states } = await statesAt();
-    const state = await states.issue("remove", { id: 3, note: { b: 1, a: 2 } });
-    assert.equal(await states.check(state, "remove", { note: { a: 2, b: 1 }, id: 3 }), undefined);
-    assert.equal(await states.check(state, "remove", { id: 3, note: { a: 2, b: 1 }, confirm_destructive: true }), undefined);
-    assert.equal(await states.check(state, "wipe", { id: 3, note: { b: 1, a: 2 } }), "wrong_call");
-    assert.equal(await states.check(state, "remove", { id: 4, note: { b: 1, a: 2 } }), "wrong_call");
-    assert.equal(await states.check(state, "remove", { id: 3 }), "wrong_call");
-    assert.equal(await states.check(state, "remove", { id: 3, note: { b: 1, a: 2 }, dry_run: false }), "wrong_call");
+    const args = { id: 3, note: { b: 1, a: 2 } };
+    const state = await states.issue("remove", args);
+    assert.equal(await states.redeem(state, "wipe", args), "wrong_call");
+    assert.equal(await states.redeem(state, "remove", { id: 4, note: { b: 1, a: 2 } }), "wrong_call");
+    assert.equal(await states.redeem(state, "remove", { id: 3 }), "wrong_call");
+    assert.equal(await states.redeem(state, "remove", { ...args, dry_run: false }), "wrong_call");
+    // A state offered for another call stays good for its own.
+    assert.equal(await states.redeem(state, "remove", { note: { a: 2, b: 1 }, id: 3 }), undefined);
+    const again = await states.issue("remove", args);
+    assert.equal(await states.redeem(again, "remove", { ...args, confirm_destructive: true }), undefined);
+  });
+
+  it("a state confirms one execution: redeemed again it is spent, and of concurrent redemptions exactly one wins", async () => {
+    const { states } = await statesAt();
+    const state = await states.issue("remove", { id: 3 });
+    assert.equal(states.open, 1);
+    assert.equal(await states.redeem(state, "remove", { id: 3 }), undefined);
+    assert.equal(states.open, 0);
+    assert.equal(await states.redeem(state, "remove", { id: 3 }), "spent");
+    const raced = await states.issue("remove", { id: 3 });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => states.redeem(raced, "remove", { id: 3 })));
+    assert.deepEqual(outcomes.filter((outcome) => outcome === undefined).length, 1, JSON.stringify(outcomes));
+    assert.deepEqual(outcomes.filter((outcome) => outcome === "spent").length, 7);
+  });
+
+  it(`open states are bounded: expired ones are dropped, and past ${MAX_OPEN_CONFIRMATIONS} the oldest is forgotten (then refused)`, async () => {
+    const { states, clock } = await statesAt();
+    assert.equal(MAX_OPEN_CONFIRMATIONS, 1000);
+    const first = await states.issue("remove", { id: 0 });
+    for (let id = 1; id < MAX_OPEN_CONFIRMATIONS; id++) await states.issue("remove", { id });
+    assert.equal(states.open, MAX_OPEN_CONFIRMATIONS);
+    const newest = await states.issue("remove", { id: MAX_OPEN_CONFIRMATIONS });
+    assert.equal(states.open, MAX_OPEN_CONFIRMATIONS);
+    assert.equal(await states.redeem(first, "remove", { id: 0 }), "spent", "forgetting refuses, never admits");
+    assert.equal(await states.redeem(newest, "remove", { id: MAX_OPEN_CONFIRMATIONS }), undefined);
+    clock.now = start + CONFIRMATION_TTL_MS + 1;
+    const fresh = await states.issue("remove", { id: 1 });
+    assert.equal(states.open, 1, "every expired state was dropped");
+    assert.equal(await states.redeem(fresh, "remove", { id: 1 }), undefined);
   });
 
   it("an altered state is tampered; one from another key is tampered; a malformed one is malformed", async () => {
@@ -327,15 +427,17 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
     const other = await ConfirmationStates.create(() => start);
     const state = await states.issue("remove", { id: 3 });
     const dot = state.indexOf(".");
-    assert.equal(await states.check(flip(state, dot + 1), "remove", { id: 3 }), "tampered");
-    assert.equal(await states.check(flip(state, 5), "remove", { id: 3 }), "tampered");
+    assert.equal(await states.redeem(flip(state, dot + 1), "remove", { id: 3 }), "tampered");
+    assert.equal(await states.redeem(flip(state, 5), "remove", { id: 3 }), "tampered");
     const [body, signature] = state.split(".") as [string, string];
     const payload = decodePayload(body);
     const extended = `${encodePayload({ ...payload, exp: (payload.exp as number) + 1 })}.${signature}`;
-    assert.equal(await states.check(extended, "remove", { id: 3 }), "tampered");
-    assert.equal(await other.check(state, "remove", { id: 3 }), "tampered");
+    assert.equal(await states.redeem(extended, "remove", { id: 3 }), "tampered");
+    assert.equal(await other.redeem(state, "remove", { id: 3 }), "tampered");
     for (const garbage of [42, null, undefined, "no-dot", "a.b.c", "!!.??", "x".repeat(3000), `${body}.${signature}.`]) {
-      assert.equal(await states.check(garbage, "remove", { id: 3 }), "malformed", String(garbage));
+      assert.equal(await states.redeem(garbage, "remove", { id: 3 }), "malformed", String(garbage));
     }
+    // None of those refusals used the state up.
+    assert.equal(await states.redeem(state, "remove", { id: 3 }), undefined);
   });
 });

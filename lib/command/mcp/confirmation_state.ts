@@ -3,6 +3,12 @@ import { canonicalJson, sha256Tag } from "../manifest.ts";
 /** How long a confirmation request stays valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
 
+/**
+ * Most confirmations a server keeps open at once. Issuing one more forgets the oldest open one, which is then
+ * refused like a used one: forgetting can only refuse, never let a state run twice.
+ */
+export const MAX_OPEN_CONFIRMATIONS = 1000;
+
 /** Longest `requestState` accepted; anything longer is refused before any crypto runs. */
 const MAX_STATE_LENGTH = 2048;
 
@@ -11,30 +17,44 @@ type HmacKey = Parameters<typeof crypto.subtle.sign>[1];
 
 interface StatePayload {
   v: 1;
+  /** A random nonce: the state's identity in the set of open confirmations. */
+  n: string;
   tool: string;
   args: string;
   exp: number;
 }
 
 /** Why a `requestState` was refused. */
-export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired";
+export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired" | "spent";
 
 /**
- * Issues and checks the `requestState` of a destructive call's confirmation round trip (mcp-stdio-wire.md
- * §5). The state travels through the client, so it is attacker-controlled: it is signed with HMAC-SHA256
- * under a per-process random key and bound to the tool, a digest of the arguments and an expiry. A state
- * that was altered, belongs to another call, or is too old is refused — and then nothing runs.
+ * Issues and redeems the `requestState` of a destructive call's confirmation round trip. The state travels
+ * through the client, so it is attacker-controlled: it is signed with HMAC-SHA256 under a per-process random
+ * key and bound to the tool, a digest of the arguments, an expiry and a random nonce. Each state confirms ONE
+ * execution: redeeming it forgets its nonce, so a state sent again — later, or in a concurrent call — is
+ * refused. A state that was altered, belongs to another call, is too old or was already redeemed is refused
+ * — and then nothing runs.
+ *
+ * The open nonces live in this object only, and so does the key: no other process can verify a state (it
+ * is refused as tampered), so remembering nonces per process is enough to make a state single-use. They
+ * are dropped when they expire, and at most {@linkcode MAX_OPEN_CONFIRMATIONS} are kept.
  *
  * @example
  * ```ts
  * const states = await ConfirmationStates.create();
  * const state = await states.issue("notes_remove", { id: 3 });
- * await states.check(state, "notes_remove", { id: 3 }); // undefined: valid
+ * await states.redeem(state, "notes_remove", { id: 3 }); // undefined: valid, and now used up
+ * await states.redeem(state, "notes_remove", { id: 3 }); // "spent"
  * ```
  */
 export class ConfirmationStates {
   #key: Promise<HmacKey> | undefined;
   readonly #now: () => number;
+  /**
+   * Nonce → expiry of every issued state not yet redeemed, in issue order — and so in expiry order, unless
+   * the clock stepped back, which only delays dropping a few: the cap holds regardless.
+   */
+  readonly #open = new Map<string, number>();
 
   private constructor(now: () => number) {
     this.#now = now;
@@ -48,22 +68,36 @@ export class ConfirmationStates {
     return Promise.resolve(new ConfirmationStates(now));
   }
 
+  /** How many issued states are still open: not redeemed, not expired, not forgotten. */
+  get open(): number {
+    this.#dropExpired();
+    return this.#open.size;
+  }
+
   #signingKey(): Promise<HmacKey> {
     this.#key ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"])
       .then((key) => key as HmacKey);
     return this.#key;
   }
 
-  /** A signed state for one call of one tool with these arguments. */
+  /** A signed state for one call of one tool with these arguments, good for one execution. */
   async issue(tool: string, args: Record<string, unknown>): Promise<string> {
-    const payload: StatePayload = { v: 1, tool, args: await argsDigest(args), exp: this.#now() + CONFIRMATION_TTL_MS };
+    const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+    const payload: StatePayload = { v: 1, n: nonce, tool, args: await argsDigest(args), exp: this.#now() + CONFIRMATION_TTL_MS };
     const body = toBase64Url(new TextEncoder().encode(JSON.stringify(payload)));
     const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#signingKey(), new TextEncoder().encode(body)));
+    this.#dropExpired();
+    while (this.#open.size >= MAX_OPEN_CONFIRMATIONS) this.#open.delete(this.#open.keys().next().value!);
+    this.#open.set(nonce, payload.exp);
     return `${body}.${toBase64Url(signature)}`;
   }
 
-  /** `undefined` when the state is valid for this call, else what is wrong with it. */
-  async check(state: unknown, tool: string, args: Record<string, unknown>): Promise<StateProblem | undefined> {
+  /**
+   * `undefined` when the state is valid for this call — it is then used up — else what is wrong with it. A
+   * state for another call stays open for its own. The used-up check and the forgetting happen together,
+   * after the last `await`: of two concurrent calls with one state, exactly one gets `undefined`.
+   */
+  async redeem(state: unknown, tool: string, args: Record<string, unknown>): Promise<StateProblem | undefined> {
     if (typeof state !== "string" || state.length > MAX_STATE_LENGTH) return "malformed";
     const [body, signature, extra] = state.split(".");
     if (body === undefined || signature === undefined || extra !== undefined) return "malformed";
@@ -75,8 +109,21 @@ export class ConfirmationStates {
     if (payloadBytes === undefined) return "malformed";
     const payload = JSON.parse(new TextDecoder().decode(payloadBytes)) as StatePayload;
     if (payload.tool !== tool || payload.args !== await argsDigest(args)) return "wrong_call";
-    if (!(this.#now() <= payload.exp)) return "expired";
-    return undefined;
+    // From here to the end, no `await`: checking the nonce and forgetting it are one step.
+    if (!(this.#now() <= payload.exp)) {
+      this.#open.delete(payload.n);
+      return "expired";
+    }
+    return this.#open.delete(payload.n) ? undefined : "spent";
+  }
+
+  /** Forgets expired nonces: they are in expiry order, so only the oldest few need looking at. */
+  #dropExpired(): void {
+    const now = this.#now();
+    for (const [nonce, expiry] of this.#open) {
+      if (now <= expiry) break;
+      this.#open.delete(nonce);
+    }
   }
 }
 

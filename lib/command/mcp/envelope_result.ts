@@ -1,10 +1,12 @@
 import type { JsonToolResult } from "../../protocol/mcp/mod.ts";
+import { envelopeJson } from "../cli_output.ts";
 import type { ResponseEnvelope } from "../envelope.ts";
 
 /**
- * A command's envelope as an MCP tool result (SPEC §6): `structuredContent` is the envelope, `content` its
+ * A command's envelope as an MCP tool result: `structuredContent` is the envelope, `content` its
  * JSON text, `isError` is `!ok`. The envelope is serialised once, here; the server splices the text into
- * both places.
+ * both places. Data that cannot be serialised (a cycle, a BigInt, nesting too deep for the runtime's
+ * stringifier — a bridged CLI may print any of these) becomes a GENERAL_ERROR envelope, as on the CLI.
  *
  * @example
  * ```ts
@@ -12,5 +14,6 @@ import type { ResponseEnvelope } from "../envelope.ts";
  * ```
  */
 export function envelopeResult(envelope: ResponseEnvelope): JsonToolResult {
-  return { json: JSON.stringify(envelope), isError: !envelope.ok };
+  const { text, exitCode } = envelopeJson(envelope);
+  return { json: text, isError: exitCode !== 0 };
 }

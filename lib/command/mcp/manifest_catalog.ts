@@ -62,7 +62,7 @@ const CONFIRM_KEY = "confirm";
  * the served commands (no `mcp: false`, protocol or passthrough command; `readOnly` keeps safe ones); a call
  * naming anything else is an unknown tool and nothing runs (REQ-C-032). Arguments are checked against the
  * entry before anything runs: a bad call is an isError ARG_ERROR envelope. Destructive tools ask first: a
- * modern client that declared `elicitation` gets an `input_required` confirmation bound by a signed
+ * modern client that declared `elicitation` gets an `input_required` confirmation bound by a signed, single-use
  * `requestState`; every other client gets the executor's dry-run preview with CONFIRMATION_REQUIRED unless
  * it passes `confirm_destructive: true`.
  *
@@ -162,7 +162,8 @@ export class ManifestCatalog implements ToolCatalog {
         },
       };
     }
-    const problem = await this.#states.check(call.requestState, call.name, call.arguments);
+    // Redeeming uses the state up, answered or declined: it confirms one execution, whatever happens next.
+    const problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
     if (problem !== undefined) return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
     if (!accepted(call.inputResponses)) {
       return result(refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt));
@@ -205,7 +206,9 @@ function stateMessage(problem: StateProblem): string {
     case "malformed":
       return "the requestState is not one this server issued; nothing was changed";
     case "tampered":
-      return "the requestState was altered; nothing was changed";
+    case "spent":
+      // One answer for both: a client cannot tell a used state from a forged one, nor learn which it sent.
+      return "the requestState was altered or already used; nothing was changed";
     case "wrong_call":
       return "the requestState belongs to another call (other tool or arguments); nothing was changed";
     case "expired":
