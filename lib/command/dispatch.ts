@@ -1,4 +1,4 @@
-import { getEnv, isTerminal, monotonicMs, redirectStrayStdout } from "../runtime/mod.ts";
+import { getEnv, isTerminal, monotonicMs, optionalEnv, redirectStrayStdout } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
 import type { CliOutput } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
@@ -124,7 +124,8 @@ function resolveFormat(tool: DispatchTool, parsed: ParsedArgv, issues: InputIssu
   const given = parsed.given.get("format") as OutputFormat | undefined;
   if (given !== undefined) return given;
   const variable = `${tool.envPrefix}_FORMAT`;
-  const fromEnv = getEnv(variable);
+  // Without environment access (Deno without --allow-env) the variable is as good as unset.
+  const fromEnv = optionalEnv(variable);
   if (fromEnv !== undefined && fromEnv !== "") {
     if ((FORMATS as readonly string[]).includes(fromEnv)) return fromEnv as OutputFormat;
     issues.push({ field: variable, message: `${variable} expects one of ${FORMATS.join(", ")}, got ${quote(fromEnv)}` });

@@ -7,6 +7,7 @@ import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } f
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
+import { unexpectedError } from "./unexpected_error.ts";
 
 /** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
 export interface Invocation {
@@ -191,14 +192,9 @@ export function cancelledError(cancellation: Cancellation): ErrorDetail {
 function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
   const { invocation, warnings } = execution;
   if (!(error instanceof CommandError)) {
-    const message = error instanceof Error ? error.message : String(error);
-    invocation.log(`${invocation.path}: unexpected error: ${error instanceof Error ? error.stack ?? message : message}`);
-    return execution.finish(ExitCode.GENERAL_ERROR, null, {
-      code: "GENERAL_ERROR",
-      message: `unexpected error: ${message}`,
-      retryable: false,
-      phase: "execution",
-    });
+    const unexpected = unexpectedError(error, "unexpected error");
+    invocation.log(`${invocation.path}: ${unexpected.stack ?? unexpected.error.message}`);
+    return execution.finish(ExitCode.GENERAL_ERROR, null, unexpected.error);
   }
   let exitCode = error.exitCode;
   const entry = invocation.exitCodes[String(exitCode)];

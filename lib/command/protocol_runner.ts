@@ -10,6 +10,7 @@ import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
 import type { CommandInput } from "./input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
+import { unexpectedError } from "./unexpected_error.ts";
 
 /** How long a serving loop gets to wind down after a signal before the process ends without it. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -131,14 +132,9 @@ function failFromError(run: ProtocolRun, error: unknown, serving: boolean): Prom
       ...(error.options.suggestion === undefined ? {} : { suggestion: error.options.suggestion }),
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof Error && error.stack) void run.output.line("stderr", error.stack);
-  return fail(run, ExitCode.GENERAL_ERROR, {
-    code: "GENERAL_ERROR",
-    message: `${serving ? "the server failed" : "preparing to serve failed"}: ${message}`,
-    retryable: false,
-    phase: "execution",
-  });
+  const unexpected = unexpectedError(error, serving ? "the server failed" : "preparing to serve failed");
+  if (unexpected.stack !== undefined) void run.output.line("stderr", unexpected.stack);
+  return fail(run, ExitCode.GENERAL_ERROR, unexpected.error);
 }
 
 /** Writes the failure: plain text on stderr, then in JSON mode the envelope as the last stderr line. */

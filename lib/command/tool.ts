@@ -1,4 +1,4 @@
-import { commandArgs, exitProcess, getEnv, homeDir, joinPath, killAllChildren, monotonicMs } from "../runtime/mod.ts";
+import { commandArgs, exitProcess, getEnv, homeDir, isTerminal, joinPath, killAllChildren, monotonicMs } from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { CliOutput } from "./cli_output.ts";
 import { RegistrationError } from "./command_error.ts";
@@ -8,6 +8,7 @@ import { makeEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
 import type { Manifest } from "./manifest.ts";
 import { renderPlainError } from "./plain_text.ts";
+import { unexpectedError } from "./unexpected_error.ts";
 import { CommandRegistry, type EntryRefiner } from "./registry.ts";
 
 /** Options of {@linkcode createTool}. */
@@ -122,15 +123,14 @@ export class Tool {
     try {
       code = await dispatch(this, argv, output);
     } catch (error) {
-      // A framework bug must still end in one envelope and exit 1, never a stack trace on stdout.
-      const envelope = makeEnvelope({
-        exitCode: ExitCode.GENERAL_ERROR,
-        error: { code: "GENERAL_ERROR", message: `internal error: ${String(error)}`, retryable: false, phase: "execution" },
-        startedAt: monotonicMs(),
-      });
+      // A framework bug (or a permission the runtime refused before a command ran) still ends in one
+      // envelope and exit 1: on stdout when it is not a terminal, as every run's envelope, and as plain text
+      // on stderr.
+      const unexpected = unexpectedError(error, "internal error");
+      const envelope = makeEnvelope({ exitCode: ExitCode.GENERAL_ERROR, error: unexpected.error, startedAt: monotonicMs() });
       await output.line("stderr", renderPlainError(this.name, envelope));
-      if (error instanceof Error && error.stack) await output.line("stderr", error.stack);
-      code = ExitCode.GENERAL_ERROR;
+      if (unexpected.stack !== undefined) await output.line("stderr", unexpected.stack);
+      code = isTerminal("stdout") ? ExitCode.GENERAL_ERROR : await output.envelope("stdout", envelope);
     }
     await output.flush();
     killAllChildren();

@@ -8,3 +8,4 @@ export * from "./fs.ts";
 export * from "./process.ts";
 export * from "./byte_channel.ts";
 export * from "./stdio.ts";
+export * from "./permission.ts";

@@ -1,5 +1,6 @@
 import process from "node:process";
 import { deno } from "./deno_api.ts";
+import { missingPermission } from "./permission.ts";
 
 /** Which runtime this is: the one place that asks. */
 export type RuntimeKey = "deno" | "node";
@@ -54,6 +55,25 @@ export function commandArgs(): string[] {
  */
 export function getEnv(name: string): string | undefined {
   return deno ? deno.env.get(name) : process.env[name];
+}
+
+/**
+ * Reads an environment variable the framework can do without: `undefined` when unset, and also when the
+ * runtime was not granted environment access (Deno without `--allow-env`), so a setting such as
+ * `<TOOL>_FORMAT` falls back to its default instead of failing the run.
+ *
+ * @example
+ * ```ts
+ * const format = optionalEnv("NOTES_FORMAT") ?? "json";
+ * ```
+ */
+export function optionalEnv(name: string): string | undefined {
+  try {
+    return getEnv(name);
+  } catch (error) {
+    if (missingPermission(error) !== undefined) return undefined;
+    throw error;
+  }
 }
 
 /**
