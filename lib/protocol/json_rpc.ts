@@ -136,6 +136,6 @@ export function errorResponse(id: JsonRpcId | null, error: RpcError): Record<str
  * notification("notifications/progress", { progressToken: 1, progress: 0.5 });
  * ```
  */
-export function notification(method: string, params: Record<string, unknown>): Record<string, unknown> {
-  return { jsonrpc: "2.0", method, params };
+export function notification(method: string, params?: Record<string, unknown>): Record<string, unknown> {
+  return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
 }

@@ -13,6 +13,12 @@
  *   `ttlMs` and `cacheScope`; `tools/list` pages by an opaque cursor.
  * - Cancellation and progress (§6): `notifications/cancelled` aborts the call's signal and nothing more is
  *   sent for that id; progress only when asked, increasing, never after the response.
+ * - Subscriptions (§7): a modern `subscriptions/listen` is acknowledged first
+ *   (`notifications/subscriptions/acknowledged` with the honoured subset: `toolsListChanged` when the catalog
+ *   can change), then each `notifications/tools/list_changed` on it carries its id in `_meta`. It ends on
+ *   `notifications/cancelled` (nothing more is sent), or when the session ends (its final `complete` result).
+ *   It holds no in-flight slot once acknowledged and does not keep the session open. Legacy clients get the
+ *   `listChanged` capability and unsolicited `notifications/tools/list_changed`.
  * - Batches (§10): only legacy 2025-03-26 takes them (answered as an array); every other era gets -32600.
  * - The server never writes a JSON-RPC request.
  * - Flow control: at most `maxInFlight` slots are taken; reading pauses until one is free. A request takes a
@@ -73,7 +79,10 @@ type Era =
 /** A response: a message object, its JSON text when already serialised, or `null` for no answer. */
 type Reply = Record<string, unknown> | string | null;
 
-const SERVER_CAPABILITIES = { tools: {}, logging: {} } as const;
+/** Open subscriptions per connection; one more is refused. */
+const MAX_SUBSCRIPTIONS = 16;
+
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /**
  * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
@@ -95,6 +104,9 @@ class McpSession {
   readonly #out: SerialWriter;
   readonly #maxInFlight: number;
   readonly #open = new Map<JsonRpcId, CallContext>();
+  /** Open `subscriptions/listen` requests, by id. */
+  readonly #subscriptions = new Set<JsonRpcId>();
+  readonly #capabilities: Record<string, unknown>;
   readonly #notifier: Notifier;
   readonly #serverMeta: Record<string, unknown>;
   readonly #serverMetaJson: string;
@@ -115,6 +127,7 @@ class McpSession {
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
     this.#notifier = { logger: options.serverInfo.name, send: (message) => void this.#reply(message) };
+    this.#capabilities = { tools: options.catalog.watch === undefined ? {} : { listChanged: true }, logging: {} };
   }
 
   async run(): Promise<void> {
@@ -131,6 +144,7 @@ class McpSession {
     this.#io.signal?.addEventListener("abort", shutdown, { once: true });
     if (this.#io.signal?.aborted) shutdown();
     void this.#out.failed.then(stop);
+    const unwatch = this.#options.catalog.watch?.(() => this.#toolsChanged());
     try {
       // readChunks reads the next chunk, or sees the end, only once the dispatch of this one has settled.
       await readChunks(this.#io.channel, (chunk) => {
@@ -149,6 +163,8 @@ class McpSession {
     }
     if (this.#stopped()) this.#abortOpen();
     if (this.#unanswered > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
+    unwatch?.();
+    this.#endSubscriptions();
     await this.#out.flush();
     this.#io.channel.release();
   }
@@ -359,6 +375,8 @@ class McpSession {
     if (method !== "notifications/cancelled") return;
     const requestId = params?.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    // A cancelled subscription ends without a final result.
+    if (this.#subscriptions.delete(requestId)) return;
     const open = this.#open.get(requestId);
     if (open === undefined) return;
     open.cancelled = true;
@@ -368,7 +386,7 @@ class McpSession {
   // ---- requests, by era ----
 
   #request(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
-    if (this.#open.has(id)) {
+    if (this.#open.has(id) || this.#subscriptions.has(id)) {
       return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(id)} is already in use` });
     }
     const era = this.#era;
@@ -400,7 +418,7 @@ class McpSession {
         return resultResponse(id, {
           resultType: "complete",
           supportedVersions: [...MODERN_VERSIONS],
-          capabilities: SERVER_CAPABILITIES,
+          capabilities: this.#capabilities,
           ...(this.#options.instructions === undefined ? {} : { instructions: this.#options.instructions }),
           ttlMs: 0,
           cacheScope: "private",
@@ -413,6 +431,8 @@ class McpSession {
       }
       case "tools/call":
         return this.#callTool(id, params, "modern", meta.clientCapabilities, meta.logLevel);
+      case "subscriptions/listen":
+        return this.#listen(id, params);
       default:
         return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     }
@@ -455,10 +475,50 @@ class McpSession {
     };
     return resultResponse(id, {
       protocolVersion: version,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: this.#capabilities,
       serverInfo: this.#options.serverInfo,
       ...(this.#options.instructions === undefined ? {} : { instructions: this.#options.instructions }),
     });
+  }
+
+  // ---- subscriptions ----
+
+  /** Opens a subscription: the answer now is its acknowledgement; its result comes when the session ends. */
+  #listen(id: JsonRpcId, params: Record<string, unknown> | undefined): Reply {
+    const wanted = params?.notifications;
+    if (typeof wanted !== "object" || wanted === null || Array.isArray(wanted)) {
+      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: notifications must be an object" });
+    }
+    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      return errorResponse(id, {
+        code: RpcErrorCode.INVALID_PARAMS,
+        message: `Invalid params: at most ${MAX_SUBSCRIPTIONS} subscriptions per connection are open at once`,
+      });
+    }
+    // Only a changing tool list has anything to tell; prompts and resources are not served.
+    const honoured = (wanted as Record<string, unknown>).toolsListChanged === true && this.#options.catalog.watch !== undefined
+      ? { toolsListChanged: true }
+      : {};
+    this.#subscriptions.add(id);
+    return notification("notifications/subscriptions/acknowledged", { _meta: { [SUBSCRIPTION_ID]: id }, notifications: honoured });
+  }
+
+  /** The catalog's tools changed: every subscriber hears it, and so does an initialized legacy client. */
+  #toolsChanged(): void {
+    if (this.#stopped()) return;
+    for (const id of this.#subscriptions) {
+      void this.#reply(notification("notifications/tools/list_changed", { _meta: { [SUBSCRIPTION_ID]: id } }));
+    }
+    const era = this.#era;
+    if (era.kind === "legacy" && era.initialized) void this.#reply(notification("notifications/tools/list_changed"));
+  }
+
+  /** The session ends: each open subscription gets its final result. */
+  #endSubscriptions(): void {
+    for (const id of this.#subscriptions) {
+      void this.#reply(resultResponse(id, { resultType: "complete", _meta: { ...this.#serverMeta, [SUBSCRIPTION_ID]: id } }));
+    }
+    this.#subscriptions.clear();
   }
 
   // ---- tools ----

@@ -107,4 +107,9 @@ export interface ToolCatalog {
   tools(): readonly McpTool[];
   /** Runs one call. */
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome>;
+  /**
+   * Calls `onChange` whenever `tools()` starts answering differently, until the returned function is called.
+   * Absent: the list never changes. A server advertises `listChanged` only for a catalog that has it.
+   */
+  watch?(onChange: () => void): () => void;
 }
