@@ -34,11 +34,19 @@ function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): St
   };
 }
 
-function nodeWrite(stream: NodeJS.WriteStream): StdioWrite {
+/**
+ * Writes to a Node writable stream (stdout, stderr, a socket): text goes in as text — Node encodes it on
+ * the way to the system call, cheaper than a TextEncoder call and an ArrayBuffer per message — and the
+ * promise settles once the data left the process (or the write failed).
+ *
+ * @example
+ * ```ts
+ * await nodeWrite(socket)("hello\n");
+ * ```
+ */
+export function nodeWrite(stream: NodeJS.WritableStream): StdioWrite {
   const write = stream.write.bind(stream);
-  // Text goes in as text: Node encodes it on the way to the system call, which is cheaper than a TextEncoder
-  // call and an ArrayBuffer per message. The callback fires once the data left the process (or failed):
-  // awaiting it is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
+  // Awaiting the callback is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
   return (data) =>
     new Promise<void>((resolve, reject) => {
       write(data, (error?: Error | null) => (error ? reject(error) : resolve()));
@@ -74,12 +82,28 @@ export const readStdin: (signal?: AbortSignal) => Promise<Uint8Array | null> = d
   : nodeStdinReader();
 
 /**
- * Node: `data` events, with stdin paused whenever a chunk arrives that nobody waits for, so at most a chunk
- * or two is ever queued. A sequential client's chunks go straight to the waiting reader, without a pause.
+ * Node: stdin's `data` events (see {@linkcode nodeStreamReader}). `process.stdin` is made on first access,
+ * so not before the first read.
  */
 function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null> {
-  // `process.stdin` is made on first access: not before the first read.
-  let stdin: NodeJS.ReadStream;
+  let read: ((signal?: AbortSignal) => Promise<Uint8Array | null>) | undefined;
+  return (signal) => (read ??= nodeStreamReader(process.stdin))(signal);
+}
+
+/**
+ * Reads a Node readable stream (stdin, a socket) chunk by chunk through its `data` events, paused whenever a
+ * chunk arrives that nobody waits for, so at most a chunk or two is ever queued; a sequential client's chunks
+ * go straight to the waiting reader, without a pause. Each call resolves the next chunk, or `null` at the end
+ * or once `signal` fired — reading is over for good then, and the stream is paused (its writing side, if
+ * any, stays open).
+ *
+ * @example
+ * ```ts
+ * const read = nodeStreamReader(socket);
+ * for (let chunk = await read(); chunk !== null; chunk = await read()) handle(chunk);
+ * ```
+ */
+export function nodeStreamReader(stream: NodeJS.ReadableStream): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const queue: Uint8Array[] = [];
   let ended = false;
   let failure: { error: unknown } | undefined;
@@ -92,18 +116,21 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
   };
   const attach = () => {
     attached = true;
-    stdin = process.stdin;
-    stdin.on("data", (chunk: Uint8Array) => {
+    stream.on("data", (chunk: Uint8Array) => {
       const current = take();
       if (current !== undefined) return current.resolve(chunk);
       queue.push(chunk);
-      stdin.pause();
+      stream.pause();
     });
-    stdin.once("end", () => {
+    stream.once("end", () => {
       ended = true;
       take()?.resolve(null);
     });
-    stdin.once("error", (error) => {
+    stream.once("close", () => {
+      ended = true;
+      take()?.resolve(null);
+    });
+    stream.once("error", (error) => {
       failure = { error };
       take()?.reject(error);
     });
@@ -118,10 +145,10 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
         waiter = { resolve, reject };
       } else {
         const onAbort = () => {
-          // The session is over: nothing more is read, and a destroyed stdin no longer holds the process.
+          // Reading is over; writing may go on (a socket still answers what it read), so only pause.
           ended = true;
           take();
-          stdin.destroy();
+          stream.pause();
           resolve(null);
         };
         signal.addEventListener("abort", onAbort, { once: true });
@@ -131,7 +158,7 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
           reject: (error) => (done(), reject(error)),
         };
       }
-      stdin.resume();
+      stream.resume();
     });
   };
 }

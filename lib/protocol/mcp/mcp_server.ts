@@ -43,6 +43,7 @@ import {
 } from "../json_rpc.ts";
 import { claimsVersion, LOG_LEVELS, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
 import type { CallCancellation, JsonToolResult, ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import { SlotPool } from "./slot_pool.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 
 /** Options of {@linkcode serveMcp}. */
@@ -57,6 +58,11 @@ export interface McpServerOptions {
   maxMessageBytes?: number;
   /** Requests open at once before reading pauses. @default 64 */
   maxInFlight?: number;
+  /**
+   * A bound shared with other sessions (the connections of one listener): a request needs a slot of its own
+   * session and one of this pool.
+   */
+  sharedInFlight?: SlotPool;
   /** Tools per `tools/list` page. @default 100 */
   pageSize?: number;
 }
@@ -102,7 +108,6 @@ class McpSession {
   readonly #io: McpServerIO;
   readonly #options: McpServerOptions;
   readonly #out: SerialWriter;
-  readonly #maxInFlight: number;
   readonly #open = new Map<JsonRpcId, CallContext>();
   /** Open `subscriptions/listen` requests, by id. */
   readonly #subscriptions = new Set<JsonRpcId>();
@@ -111,10 +116,9 @@ class McpSession {
   readonly #serverMeta: Record<string, unknown>;
   readonly #serverMetaJson: string;
   #era: Era = { kind: "opening" };
-  /** Slots taken: requests running or answers being written. */
-  #slots = 0;
-  /** Who waits for a slot, first come first served; a freed slot passes straight to the first. */
-  readonly #slotWaiters: Array<() => void> = [];
+  /** Slots: requests running or answers being written, of this session and, when shared, of all. */
+  readonly #slots: SlotPool;
+  readonly #sharedSlots: SlotPool | undefined;
   /** Answers owed: taken requests, malformed lines and batches not yet answered (or dropped). */
   #unanswered = 0;
   #settled: (() => void) | undefined;
@@ -123,7 +127,8 @@ class McpSession {
     this.#io = io;
     this.#options = options;
     this.#out = new SerialWriter(io.channel);
-    this.#maxInFlight = Math.max(1, options.maxInFlight ?? 64);
+    this.#slots = new SlotPool(options.maxInFlight ?? 64);
+    this.#sharedSlots = options.sharedInFlight;
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
     this.#notifier = { logger: options.serverInfo.name, send: (message) => void this.#reply(message) };
@@ -158,11 +163,11 @@ class McpSession {
     } catch (error) {
       // A failed read ends the session like EOF, except that a partial last line is not delivered.
       this.#io.log?.(`mcp: reading stdin failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.#io.signal?.removeEventListener("abort", shutdown);
     }
     if (this.#stopped()) this.#abortOpen();
+    // Open requests finish first; the signal still cancels them while they do.
     if (this.#unanswered > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
+    this.#io.signal?.removeEventListener("abort", shutdown);
     unwatch?.();
     this.#endSubscriptions();
     await this.#out.flush();
@@ -195,20 +200,18 @@ class McpSession {
 
   // ---- flow control ----
 
-  /** Takes a slot: at once (`undefined`) or once one is freed (the promise). */
+  /** Takes a slot — the session's, then the shared one — at once (`undefined`) or once freed (the promise). */
   #acquire(): Promise<void> | undefined {
-    if (this.#slots < this.#maxInFlight) {
-      this.#slots++;
-      return undefined;
-    }
-    return new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
+    const shared = this.#sharedSlots;
+    const own = this.#slots.take();
+    if (shared === undefined) return own;
+    return own === undefined ? shared.take() : own.then(() => shared.take());
   }
 
-  /** Gives a slot back, or passes it to the first waiter. */
+  /** Gives a slot back: the shared one first, so the other sessions' waiters move on too. */
   readonly #release = (): void => {
-    const waiter = this.#slotWaiters.shift();
-    if (waiter !== undefined) waiter();
-    else this.#slots--;
+    this.#sharedSlots?.give();
+    this.#slots.give();
   };
 
   /**

@@ -1,0 +1,117 @@
+/**
+ * Listening sockets — a Unix domain socket or TCP — whose connections are {@linkcode ByteChannel}s, so a
+ * protocol session runs over a socket exactly as it runs over stdio. `node:net` serves both runtimes (Deno
+ * implements it), loaded on first use.
+ * @module
+ */
+import type * as NodeNet from "node:net";
+import process from "node:process";
+import type { ByteChannel } from "./byte_channel.ts";
+import { nodeStreamReader, nodeWrite } from "./stdio.ts";
+
+/** Where to listen: a Unix domain socket path, or a TCP host and port (0 = any free port). */
+export type SocketAddress = { kind: "unix"; path: string } | { kind: "tcp"; host: string; port: number };
+
+/** One accepted connection. */
+export interface SocketConnection extends ByteChannel {
+  /** Who connected, for diagnostics: `unix` or `host:port`. */
+  readonly peer: string;
+  /** Ends the connection: what was written is sent first; a peer that keeps its side open is cut off soon after. */
+  close(): void;
+  /** Settles once the connection is closed, by either side. */
+  readonly closed: Promise<void>;
+}
+
+/** A listening socket. */
+export interface SocketListener {
+  /** Where it listens, with the port the system chose for TCP port 0. */
+  readonly address: SocketAddress;
+  /** Stops accepting connections at once; open connections are left alone. */
+  close(): Promise<void>;
+}
+
+/** How long a closed connection waits for the peer to close its side. */
+const CLOSE_GRACE_MS = 1_000;
+
+function netModule(): typeof NodeNet {
+  return process.getBuiltinModule("node:net") as typeof NodeNet;
+}
+
+/**
+ * Listens on `address` and hands each connection to `onConnection`. Rejects when the address cannot be
+ * listened on (in use, no permission, a missing directory), with the system's error.
+ *
+ * @example
+ * ```ts
+ * const listener = await listenSocket({ kind: "tcp", host: "127.0.0.1", port: 0 }, (connection) => {
+ *   void connection.write("hello\n").then(() => connection.close());
+ * });
+ * await listener.close();
+ * ```
+ */
+export function listenSocket(address: SocketAddress, onConnection: (connection: SocketConnection) => void): Promise<SocketListener> {
+  const server = netModule().createServer((socket) => onConnection(connectionOf(socket)));
+  return new Promise<SocketListener>((resolve, reject) => {
+    server.once("error", reject);
+    const listening = () => {
+      server.off("error", reject);
+      // Errors after listening (an accept failing) must not crash the process.
+      server.on("error", () => {});
+      // server.close() stops listening at once; its callback waits for every open connection to end, which
+      // is the caller's business, not the listener's.
+      resolve({ address: boundAddress(address, server), close: () => Promise.resolve(void server.close()) });
+    };
+    if (address.kind === "unix") server.listen(address.path, listening);
+    else server.listen(address.port, address.host, listening);
+  });
+}
+
+/**
+ * Connects to a listening socket: the client side of {@linkcode listenSocket}.
+ *
+ * @example
+ * ```ts
+ * const connection = await connectSocket({ kind: "unix", path: "/tmp/tool.sock" });
+ * await connection.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+ * ```
+ */
+export function connectSocket(address: SocketAddress): Promise<SocketConnection> {
+  return new Promise<SocketConnection>((resolve, reject) => {
+    const socket = address.kind === "unix"
+      ? netModule().createConnection(address.path)
+      : netModule().createConnection(address.port, address.host);
+    socket.once("error", reject);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(connectionOf(socket));
+    });
+  });
+}
+
+function connectionOf(socket: NodeNet.Socket): SocketConnection {
+  // A peer that resets the connection raises `error` on the socket: it ends the session, it is not a crash.
+  socket.on("error", () => {});
+  socket.setNoDelay?.(true);
+  const write = nodeWrite(socket);
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const peer = socket.remoteAddress === undefined ? "unix" : `${socket.remoteAddress}:${socket.remotePort}`;
+  return {
+    peer,
+    read: nodeStreamReader(socket),
+    write: (data) => socket.destroyed ? Promise.reject(new Error("the connection is closed")) : write(data),
+    release: () => {},
+    close: () => {
+      socket.end();
+      // end() waits for the peer to close its side too; a peer that never does is not waited for long.
+      const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+      void closed.then(() => clearTimeout(timer));
+    },
+    closed,
+  };
+}
+
+function boundAddress(requested: SocketAddress, server: NodeNet.Server): SocketAddress {
+  if (requested.kind === "unix") return requested;
+  const bound = server.address();
+  return typeof bound === "object" && bound !== null ? { kind: "tcp", host: requested.host, port: bound.port } : requested;
+}
