@@ -6,7 +6,6 @@
 // nothing reaches past them into dist/lib (two copies would break `instanceof` and the built-in registry).
 import { build } from "esbuild";
 import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
