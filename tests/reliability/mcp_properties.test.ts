@@ -34,6 +34,9 @@ const env = (name: string) => process.env[name];
 /** How long a server may take to exit once stdin is closed before the run counts as a hang. */
 const EXIT_LIMIT_MS = RUNTIME === "deno" ? 30_000 : 20_000;
 const DEFAULT_MAX_IN_FLIGHT = 64;
+/** Sessions per property by default: each file stays well under a minute on either runtime. */
+const PROCESS_RUNS = 25;
+const IN_PROCESS_RUNS = 80;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -282,67 +285,71 @@ async function runInProcess(plan: Plan, session: Session): Promise<Observed> {
   }
 }
 
-/** fast-check's options for one property: replayable, bounded in count and (for shrinking) in time. */
-function checkOptions(
-  settings: { seed: number; runs: number; path: string | undefined },
-  timeLimitMs: number,
-): fc.Parameters<[Plan]> {
-  return {
-    seed: settings.seed,
-    numRuns: settings.runs,
-    ...(settings.path === undefined ? {} : { path: settings.path }),
-    // Shrinking a failure spawns a server per step: it stops here, still reporting the smallest case found.
-    interruptAfterTimeLimit: timeLimitMs,
-    // The broken invariants go into the report itself, next to the seed and the counterexample.
-    includeErrorInReport: true,
-  };
+/**
+ * Checks one property over random plans: replayable from the environment (see `propertySettings`), bounded
+ * in count and in time. Shrinking a failure starts a server per step, so it stops at the time limit (scaled
+ * with the runs asked for) and reports the smallest case found by then, with the command that replays it.
+ */
+async function checkProperty(
+  label: string,
+  suite: string,
+  defaults: { runs: number; timeLimitMs: number; maxOps: number },
+  runSession: (plan: Plan, session: Session) => Promise<Observed & { stderr?: string }>,
+): Promise<void> {
+  const settings = propertySettings(label, defaults.runs, env);
+  let executed = 0;
+  const began = Date.now();
+  const details = await fc.check(
+    fc.asyncProperty(planArbitrary(defaults.maxOps), async (plan) => {
+      executed++;
+      const session = buildSession(plan);
+      const observed = await runSession(plan, session);
+      const stderr = observed.stderr === undefined ? "" : `; stderr ends: ${observed.stderr.slice(-400)}`;
+      assertNoViolations(
+        violations(session, observed, plan.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
+        `${session.written}/${session.lines.length} lines written${stderr}`,
+      );
+    }),
+    {
+      seed: settings.seed,
+      numRuns: settings.runs,
+      ...(settings.path === undefined ? {} : { path: settings.path }),
+      interruptAfterTimeLimit: Math.round(defaults.timeLimitMs * Math.max(1, settings.runs / defaults.runs)),
+      // The broken invariants go into the report itself, next to the seed and the counterexample.
+      includeErrorInReport: true,
+    },
+  );
+  console.log(`[${label}] ${executed} sessions run in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  if (!details.failed) return;
+  const replay =
+    `TOOLWIRE_PROPERTY_SEED=${details.seed} TOOLWIRE_PROPERTY_PATH="${details.counterexamplePath}"`;
+  throw new Error(
+    `${fc.defaultReportMessage(details)}\n\nReplay this case alone:\n` +
+      `  ${replay} node --import tsx --test --test-name-pattern "${suite}" tests/reliability/mcp_properties.test.ts\n` +
+      `  ${replay} deno test -A --no-check --filter "${suite}" tests/reliability/mcp_properties.test.ts`,
+  );
 }
 
-describe("mcp serve properties (real notes process)", () => {
+const PROCESS_SUITE = "mcp serve properties, real notes process";
+const IN_PROCESS_SUITE = "mcp serve properties, serveMcp in-process";
+
+describe(PROCESS_SUITE, () => {
   it("random chunking, EOF, cancellation, read stalls and eras keep every invariant", async () => {
-    const settings = propertySettings("mcp process property", 25, env);
-    let executed = 0;
-    const began = Date.now();
-    await fc.assert(
-      fc.asyncProperty(planArbitrary(40), async (plan) => {
-        executed++;
-        const session = buildSession(plan);
-        const observed = await runProcess(plan, session);
-        const problems = violations(session, observed, plan.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
-        assertNoViolations(
-          problems,
-          `${session.written}/${session.lines.length} lines written; stderr ends: ${
-            observed.stderr.slice(-400)
-          }`,
-        );
-      }),
-      checkOptions(settings, 25_000),
-    );
-    console.log(
-      `[mcp process property] ${executed} sessions run in ${((Date.now() - began) / 1000).toFixed(1)} s`,
-    );
+    await checkProperty("mcp process property", PROCESS_SUITE, {
+      runs: PROCESS_RUNS,
+      timeLimitMs: 25_000,
+      maxOps: 40,
+    }, runProcess);
   });
 });
 
-describe("mcp serve properties (serveMcp in-process)", () => {
+describe(IN_PROCESS_SUITE, () => {
   it("the same sessions over a counting tool: exactly-once handlers and the in-flight bound", async () => {
-    const settings = propertySettings("mcp in-process property", 80, env);
-    let executed = 0;
-    const began = Date.now();
-    await fc.assert(
-      fc.asyncProperty(planArbitrary(60), async (plan) => {
-        executed++;
-        const session = buildSession(plan);
-        const observed = await runInProcess(plan, session);
-        assertNoViolations(
-          violations(session, observed, plan.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
-          `${session.written}/${session.lines.length} lines written`,
-        );
-      }),
-      checkOptions(settings, 20_000),
-    );
-    console.log(
-      `[mcp in-process property] ${executed} sessions run in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+    await checkProperty(
+      "mcp in-process property",
+      IN_PROCESS_SUITE,
+      { runs: IN_PROCESS_RUNS, timeLimitMs: 20_000, maxOps: 60 },
+      runInProcess,
     );
   });
 });
