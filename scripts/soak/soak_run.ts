@@ -410,6 +410,8 @@ async function serverActor(
     }
   } finally {
     clearTimeout(killTimer);
+    // A server that ended before its warm-up answer must not hold the others at the barrier.
+    plan.ready?.();
   }
 }
 
@@ -503,14 +505,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     const dead = await deadPid(children, notes);
     const keyAdd = (key: string): Add => ({ title: `key-${key}`, key });
+    // A third of the adds use a key from the pool shared by the whole soak; the rest are unique requests.
+    const someAdd = (title: string): Add =>
+      chance(0.3) ? keyAdd(`pool-${between(0, KEY_POOL - 1)}`) : { title };
     const someAdds = (prefix: string, count: number): Add[] =>
-      Array.from(
-        { length: count },
-        (
-          _,
-          index,
-        ) => (chance(0.3) ? keyAdd(`pool-${between(0, KEY_POOL - 1)}`) : { title: `${prefix}-${index}` }),
-      );
+      Array.from({ length: count }, (_, index) => someAdd(`${prefix}-${index}`));
     const maxInFlight = () => (chance(0.5) ? undefined : between(1, 4));
 
     while (Date.now() < deadline && options.signal?.aborted !== true) {
@@ -595,19 +594,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           }, tally));
         }
         for (let index = 0; index < clis; index++) {
-          const add = chance(0.3)
-            ? keyAdd(`pool-${between(0, KEY_POOL - 1)}`)
-            : { title: `r${round}-c${index}` };
-          actors.push(
-            cliActor(
-              children,
-              notes,
-              `r${round}-cli-${index}`,
-              add,
-              chance(0.3) ? between(0, 250) : undefined,
-              tally,
-            ),
-          );
+          const add = someAdd(`r${round}-c${index}`);
+          const killAfterMs = chance(0.3) ? between(0, 250) : undefined;
+          actors.push(cliActor(children, notes, `r${round}-cli-${index}`, add, killAfterMs, tally));
         }
       }
       await Promise.all(actors);
