@@ -40,18 +40,23 @@ const IN_PROCESS_RUNS = 80;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** At most this many writes per session: a megabyte in 1-byte writes would take most of a property's time. */
+const MAX_WRITES = 4_000;
+
 /** Writes `bytes` cut as the plan says, cycling its chunks, pausing between them within the budget. */
 async function writeChunked(
   bytes: Uint8Array,
   chunks: Chunk[],
   write: (part: Uint8Array) => void,
 ): Promise<void> {
+  const smallest = Math.ceil(bytes.length / MAX_WRITES);
   let offset = 0;
   let paused = 0;
   for (let index = 0; offset < bytes.length; index++) {
     const chunk = chunks[index % chunks.length]!;
-    write(bytes.subarray(offset, offset + chunk.size));
-    offset += chunk.size;
+    const size = Math.max(chunk.size, smallest);
+    write(bytes.subarray(offset, offset + size));
+    offset += size;
     if (chunk.pauseMs > 0 && paused + chunk.pauseMs <= WRITE_PAUSE_BUDGET_MS) {
       paused += chunk.pauseMs;
       await sleep(chunk.pauseMs);
