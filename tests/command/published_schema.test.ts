@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Ajv, type ValidateFunction } from "ajv";
+import { canonicalJson, sha256Tag } from "../../lib/command/manifest.ts";
 import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
 import { loadSchema, schemaErrors, schemaValidators } from "../helpers/schemas.ts";
 import { pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
@@ -100,6 +101,15 @@ describe("the published ManifestResponse schema: real manifests", () => {
     for (const member of publishedEntry) {
       assert.ok(oursEntry.includes(member), `toolwire's CommandEntry lacks ${member}`);
     }
+  });
+
+  it("the etag is the SHA-256 of the canonical JSON of the other three members, and nothing else", async () => {
+    const manifest = await manifestOf(NOTES);
+    const { schema_version, framework_version, commands } = manifest;
+    assert.equal(
+      manifest.etag,
+      await sha256Tag(canonicalJson({ schema_version, framework_version, commands })),
+    );
   });
 
   it("a member outside both lists fails even the published view, at the top level and in an entry", async () => {
