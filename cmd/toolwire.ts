@@ -18,7 +18,7 @@ import { registerMcpSnapshot } from "./mcp_snapshot.ts";
 const tool = createTool({
   name: "toolwire",
   version: FRAMEWORK_VERSION,
-  description: "Serve any manifest-printing CLI over MCP, and check any CLI against the protocol-command contract",
+  description: "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
   replaceBuiltins: ["mcp.serve"],
 });
 registerMcpServe(tool, withExec);
