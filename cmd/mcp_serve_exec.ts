@@ -9,6 +9,7 @@ import { quoteCommandLine, splitCommandLine } from "../lib/command/command_line.
 import type { ProtocolCommandDefinition } from "../lib/command/contract.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { execCatalog, type ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
+import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
@@ -83,12 +84,13 @@ export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition
         callTimeoutMs: Math.round((callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000),
       };
       const manifest = await loadExecManifest(target, ctx.signal);
+      const identity = await loadExecIdentity(target, ctx.signal);
       const catalog = await execCatalog(target, manifest, { readOnly: ctx.flags["read-only"] });
       const shown = quoteCommandLine(target.argv);
       return (io) =>
         serveMcp(io, {
-          serverInfo: { name: manifest.tool?.name ?? "toolwire", version: manifest.tool?.version ?? FRAMEWORK_VERSION },
-          instructions: `${manifest.tool?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
+          serverInfo: { name: identity?.name ?? "toolwire", version: identity?.version ?? FRAMEWORK_VERSION },
+          instructions: `${identity?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
             "as a child process; results are its JSON envelope.",
           catalog,
           ...limits,

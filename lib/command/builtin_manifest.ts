@@ -27,7 +27,7 @@ registerBuiltin("manifest", (tool) => {
       const rows = Object.entries(manifest.commands).map(([path, entry]) => [path.replaceAll(".", " "), entry]);
       const width = Math.max(...rows.map(([words]) => String(words).length));
       return [
-        `${manifest.tool.name} ${manifest.tool.version} — manifest ${manifest.schema_version}, ${manifest.etag}`,
+        `${tool.name} ${tool.version} — manifest ${manifest.schema_version}, ${manifest.etag}`,
         ...rows.map(([words, entry]) => {
           const e = entry as Manifest["commands"][string];
           return `  ${String(words).padEnd(width)}  ${e.danger_level.padEnd(11)}  ${e.description}`;

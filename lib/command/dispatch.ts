@@ -182,7 +182,7 @@ async function printVersion(tool: DispatchTool, format: OutputFormat, output: Cl
   if (format === "plain") {
     await output.line("stdout", `${tool.name} ${tool.version} (toolwire ${FRAMEWORK_VERSION})`);
   } else {
-    const data = { name: tool.name, version: tool.version, framework_version: FRAMEWORK_VERSION };
+    const data = { name: tool.name, version: tool.version, description: tool.description, framework_version: FRAMEWORK_VERSION };
     await output.envelope("stdout", makeEnvelope({ exitCode: ExitCode.SUCCESS, data, startedAt }));
   }
   return ExitCode.SUCCESS;

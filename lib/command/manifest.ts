@@ -33,14 +33,16 @@ export interface CommandEntry extends Omit<CommandContract, "exit_codes"> {
   subcommands?: string[];
 }
 
-/** The whole command tree in one object (REQ-O-041). */
+/**
+ * The whole command tree in one object (REQ-O-041): exactly the four members the published ManifestResponse
+ * schema allows, so a strict consumer accepts it. The tool's own name, version and description are not part
+ * of it; `tool --version` reports them.
+ */
 export interface Manifest {
   schema_version: string;
   framework_version: string;
   /** `sha256:` of the canonical JSON of everything else: equal registrations, equal etag. */
   etag: string;
-  /** The tool this manifest describes. */
-  tool: { name: string; version: string; description: string };
   /** Flat map from dotted path to entry, sorted by path. */
   commands: Record<string, CommandEntry>;
 }
@@ -102,27 +104,22 @@ function sortedByCode(table: ExitCodeTable): ExitCodeTable {
  *
  * @example
  * ```ts
- * const manifest = await assembleManifest({ name: "notes", version: "1.0.0", description: "" }, "0.1.0", entries);
+ * const manifest = await assembleManifest("0.1.0", entries);
  * manifest.etag; // "sha256:…"
  * ```
  */
-export async function assembleManifest(
-  tool: Manifest["tool"],
-  frameworkVersion: string,
-  entries: ReadonlyMap<string, CommandEntry>,
-): Promise<Manifest> {
+export async function assembleManifest(frameworkVersion: string, entries: ReadonlyMap<string, CommandEntry>): Promise<Manifest> {
   const commands: Record<string, CommandEntry> = {};
   const paths = [...entries.keys()].sort();
   for (const path of paths) {
     const children = paths.filter((other) => other.startsWith(`${path}.`) && !other.slice(path.length + 1).includes("."));
     commands[path] = children.length > 0 ? { ...entries.get(path)!, subcommands: children } : entries.get(path)!;
   }
-  const body = { schema_version: MANIFEST_SCHEMA_VERSION, framework_version: frameworkVersion, tool, commands };
+  const body = { schema_version: MANIFEST_SCHEMA_VERSION, framework_version: frameworkVersion, commands };
   return {
     schema_version: body.schema_version,
     framework_version: body.framework_version,
     etag: await sha256Tag(canonicalJson(body)),
-    tool,
     commands,
   };
 }

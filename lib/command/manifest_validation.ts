@@ -10,17 +10,17 @@ export interface ManifestIssue {
   message: string;
 }
 
-const TOP_LEVEL_FIELDS = new Set(["schema_version", "framework_version", "etag", "tool", "commands"]);
-const TOOL_FIELDS = new Set(["name", "version", "description"]);
-const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+// Exactly the members of the published ManifestResponse (additionalProperties: false there).
+const TOP_LEVEL_FIELDS = new Set(["schema_version", "framework_version", "etag", "commands"]);
 
 /**
  * Checks a manifest (REQ-O-041 with the `stdout`, `protocol` and `mcp` fields of REQ-C-032) — whatever program
  * printed it — and lists every problem. Each command entry is held to the same contract rules registration
  * applies to a definition: `stdout` ⇔ `protocol`, none of the fields a protocol command cannot declare, `mcp`
- * only `false`, exit codes from the standard table, well-formed flags and positionals. `tool` is optional (it
- * is toolwire's addition to the format); every other top-level field is required. Zero dependencies: this
- * runs where the manifest is consumed, not only in tests.
+ * only `false`, exit codes from the standard table, well-formed flags and positionals. The top level has
+ * exactly the published ManifestResponse's four members — `schema_version`, `framework_version`, `etag`,
+ * `commands` — all required, nothing else. Zero dependencies: this runs where the manifest is consumed, not
+ * only in tests.
  *
  * @example
  * ```ts
@@ -32,7 +32,7 @@ export function validateManifest(value: unknown): ManifestIssue[] {
   if (!isRecord(value)) return [top("manifest", "must be an object")];
   const issues: ManifestIssue[] = [];
   for (const key of Object.keys(value)) {
-    if (!TOP_LEVEL_FIELDS.has(key)) issues.push(top(key, "is not a field of the manifest format"));
+    if (!TOP_LEVEL_FIELDS.has(key)) issues.push(top(key, "is not a field of the manifest format (exactly schema_version, framework_version, etag, commands)"));
   }
   if (typeof value.schema_version !== "string" || !/^\d+\.\d+$/.test(value.schema_version)) {
     issues.push(top("schema_version", "must be a version string MAJOR.MINOR, e.g. \"3.17\""));
@@ -43,7 +43,6 @@ export function validateManifest(value: unknown): ManifestIssue[] {
   if (typeof value.etag !== "string" || !/^sha256:[0-9a-f]{64}$/.test(value.etag)) {
     issues.push(top("etag", "must be \"sha256:\" followed by 64 lowercase hex digits"));
   }
-  if (value.tool !== undefined) issues.push(...toolIssues(value.tool));
   if (!isRecord(value.commands)) return [...issues, top("commands", "must be a map from dotted command path to entry")];
   const commands = value.commands;
   for (const [path, entry] of Object.entries(commands)) {
@@ -56,18 +55,6 @@ export function validateManifest(value: unknown): ManifestIssue[] {
         issues.push({ command: path, field: "subcommands", message: `command '${path}': subcommands: '${child}' is not in commands` });
       }
     }
-  }
-  return issues;
-}
-
-function toolIssues(tool: unknown): ManifestIssue[] {
-  if (!isRecord(tool)) return [top("tool", "must be an object {name, version, description}")];
-  const issues: ManifestIssue[] = [];
-  if (typeof tool.name !== "string" || !KEBAB.test(tool.name)) issues.push(top("tool.name", "must be a lowercase kebab-case name"));
-  if (typeof tool.version !== "string" || tool.version === "") issues.push(top("tool.version", "must be a non-empty string"));
-  if (typeof tool.description !== "string") issues.push(top("tool.description", "must be a string"));
-  for (const key of Object.keys(tool)) {
-    if (!TOOL_FIELDS.has(key)) issues.push(top(`tool.${key}`, "is not a field of the manifest format"));
   }
   return issues;
 }

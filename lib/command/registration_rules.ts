@@ -122,6 +122,7 @@ function checkMcp(d: Record<string, unknown>, fail: Fail): void {
 }
 
 const EXIT_CODE_FIELDS = new Set(["name", "description", "retryable", "side_effects"]);
+const EXIT_CODE_DESCRIPTION_MAX = 120;
 
 function checkExitCodes(table: unknown, fail: Fail, subject: Subject): void {
   if (typeof table !== "object" || table === null || Array.isArray(table)) {
@@ -145,6 +146,10 @@ function checkExitCodes(table: unknown, fail: Fail, subject: Subject): void {
     }
     if (typeof entry.description !== "string" || entry.description === "") {
       fail(`${field}.description`, "must be a non-empty string");
+    }
+    // The published ExitCodeEntry caps it (maxLength counts code points): one line an agent reads whole.
+    if ([...entry.description].length > EXIT_CODE_DESCRIPTION_MAX) {
+      fail(`${field}.description`, `must be at most ${EXIT_CODE_DESCRIPTION_MAX} characters`);
     }
     if (typeof entry.retryable !== "boolean") fail(`${field}.retryable`, "must be a boolean");
     if (!SIDE_EFFECTS.has(entry.side_effects as string)) {
@@ -302,7 +307,10 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Su
   }
   if (d.examples !== undefined) {
     const ok = Array.isArray(d.examples) &&
-      d.examples.every((e) => typeof e?.description === "string" && typeof e?.command === "string");
+      d.examples.every((e) =>
+        typeof e?.description === "string" && typeof e?.command === "string" &&
+        Object.keys(e).every((key) => key === "description" || key === "command")
+      );
     if (!ok) fail("examples", "must be a list of {description, command}");
   }
   // A run-time setting of the definition; the manifest does not carry it.
@@ -311,7 +319,7 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Su
   }
   if (d.arguments !== undefined && d.arguments !== "passthrough") fail("arguments", "may only be \"passthrough\"");
   if (d.stderr !== undefined && d.stderr !== "child_log") fail("stderr", "may only be \"child_log\"");
-  if (d.output_schema !== undefined && (typeof d.output_schema !== "object" || d.output_schema === null)) {
+  if (d.output_schema !== undefined && (typeof d.output_schema !== "object" || d.output_schema === null || Array.isArray(d.output_schema))) {
     fail("output_schema", "must be a JSON Schema object");
   }
   for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "idempotent", "has_network_io"]) {

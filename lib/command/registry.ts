@@ -95,10 +95,10 @@ export class CommandRegistry {
   }
 
   /** Builds the manifest (REQ-O-041). */
-  manifest(tool: Manifest["tool"], frameworkVersion: string): Promise<Manifest> {
+  manifest(frameworkVersion: string): Promise<Manifest> {
     const entries = new Map<string, CommandEntry>();
     for (const path of this.#commands.keys()) entries.set(path, this.entryOf(path)!);
-    return assembleManifest(tool, frameworkVersion, entries);
+    return assembleManifest(frameworkVersion, entries);
   }
 
   /** The view of the registry the argv parser needs. */

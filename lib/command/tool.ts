@@ -103,7 +103,7 @@ export class Tool {
 
   /** The manifest (REQ-O-041). */
   manifest(): Promise<Manifest> {
-    return this.registry.manifest({ name: this.name, version: this.version, description: this.description }, FRAMEWORK_VERSION);
+    return this.registry.manifest(FRAMEWORK_VERSION);
   }
 
   /** Directory of the idempotency store. */

@@ -58,7 +58,7 @@ function fields(manifest: unknown): Array<[string | undefined, string]> {
 }
 
 describe("validateManifest", () => {
-  it("accepts the manifests toolwire tools print, and a foreign one without `tool`", async () => {
+  it("accepts the manifests toolwire tools print, and a foreign one", async () => {
     assert.deepEqual(validateManifest(await manifestOf(NOTES)), []);
     assert.deepEqual(validateManifest(await manifestOf(LAB)), []);
     assert.deepEqual(validateManifest(GOOD), []);
@@ -96,6 +96,7 @@ describe("validateManifest", () => {
     assert.deepEqual(fields(withEntry("list", (e) => (e.timeout_seconds = 5))), [["list", "timeout_seconds"]]);
     assert.deepEqual(fields(withEntry("list", (e) => (e.flags.limit.hint = "x"))), [["list", "flags.limit.hint"]]);
     assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].extra = 1))), [["list", "exit_codes.0.extra"]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].description = "x".repeat(121)))), [["list", "exit_codes.0.description"]]);
     assert.deepEqual(fields(withEntry("list", (e) => delete e.flags)), [["list", "flags"]]);
     assert.deepEqual(fields(withEntry("list", (e) => (e.requires_confirmation = true))), [["list", "requires_confirmation"]]);
     assert.deepEqual(fields(withEntry("list", (e) => (e.subcommands = ["list.more"]))), [["list", "subcommands"]]);
@@ -106,8 +107,8 @@ describe("validateManifest", () => {
     manifest.etag = "sha256:7d1f40";
     manifest.schema_version = 3;
     manifest.extra = true;
-    manifest.tool = { name: "Bad Name", version: "1" };
-    assert.deepEqual(fields(manifest), [[undefined, "extra"], [undefined, "schema_version"], [undefined, "etag"], [undefined, "tool.name"], [undefined, "tool.description"]]);
+    manifest.tool = { name: "notes", version: "1.0.0", description: "Notes" };
+    assert.deepEqual(fields(manifest), [[undefined, "extra"], [undefined, "tool"], [undefined, "schema_version"], [undefined, "etag"]]);
     assert.deepEqual(fields({ ...GOOD, commands: [] }), [[undefined, "commands"]]);
     assert.deepEqual(fields(null), [[undefined, "manifest"]]);
     assert.deepEqual(fields({ ...GOOD, commands: { "Bad Path": GOOD.commands.list, list: 3 } }), [["Bad Path", "path"], ["list", "entry"]]);

@@ -140,6 +140,13 @@ describe("registration: exit codes (REQ-C-001)", () => {
     assertRefused(ordinary({ exit_codes: { "0": row({ description: "" }) } }), "exit_codes.0.description");
   });
 
+  it("refuses an exit-code description longer than the published 120 characters, counted in code points", () => {
+    assertRefused(ordinary({ exit_codes: { "0": row({ description: "x".repeat(121) }) } }), "exit_codes.0.description");
+    const registry = new CommandRegistry();
+    registry.register(PATH, asDefinition(ordinary({ exit_codes: { "0": row({ description: "é".repeat(120) }) } })));
+    registry.register("widgets.emoji", asDefinition(ordinary({ exit_codes: { "0": row({ description: "🙂".repeat(120) }) } })));
+  });
+
   it("refuses a non-boolean retryable", () => {
     assertRefused(ordinary({ exit_codes: { "0": row({ retryable: "no" }) } }), "exit_codes.0.retryable");
   });
@@ -357,6 +364,7 @@ describe("registration: optional fields", () => {
 
   it("refuses examples that are not {description, command}", () => {
     assertRefused(ordinary({ examples: [{ description: "x" }] }), "examples");
+    assertRefused(ordinary({ examples: [{ description: "x", command: "tool x", output: "y" }] }), "examples");
   });
 
   it("refuses arguments other than \"passthrough\"", () => {
@@ -369,6 +377,7 @@ describe("registration: optional fields", () => {
 
   it("refuses an output_schema that is not an object", () => {
     assertRefused(ordinary({ output_schema: "object" }), "output_schema");
+    assertRefused(ordinary({ output_schema: [{ type: "object" }] }), "output_schema");
   });
 
   it("refuses non-boolean values of the boolean contract fields", () => {

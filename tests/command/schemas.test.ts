@@ -100,10 +100,10 @@ describe("manifest schema: the real manifests pass", () => {
   });
 
   it("every command's exit_codes include the framework codes 1, 2, 10, 130 and 143", async () => {
-    for (const manifest of [await notes(), await lab()]) {
+    for (const [name, manifest] of [["notes", await notes()], ["lab", await lab()]] as const) {
       for (const [path, entry] of Object.entries<Loose>(manifest.commands)) {
         for (const code of ["0", "1", "2", "10", "130", "143"]) {
-          assert.ok(Object.hasOwn(entry.exit_codes, code), `${manifest.tool.name} ${path} lacks exit code ${code}`);
+          assert.ok(Object.hasOwn(entry.exit_codes, code), `${name} ${path} lacks exit code ${code}`);
         }
       }
     }

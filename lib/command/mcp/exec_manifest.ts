@@ -8,9 +8,6 @@ import type { Manifest } from "../manifest.ts";
 import { validateManifest } from "../manifest_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
 
-/** Another program's manifest: `tool` is toolwire's addition to the format, so it may be missing. */
-export type ExecManifest = Omit<Manifest, "tool"> & { tool?: Manifest["tool"] };
-
 /**
  * Reads and checks another program's manifest: runs `<cli> --format json manifest` (no shell, empty stdin,
  * in `target.cwd`), takes the last stdout line as an envelope and validates its data with
@@ -24,7 +21,7 @@ export type ExecManifest = Omit<Manifest, "tool"> & { tool?: Manifest["tool"] };
  * const manifest = await loadExecManifest({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, ctx.signal);
  * ```
  */
-export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<ExecManifest> {
+export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<Manifest> {
   if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
     throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
       suggestion: "pass an existing directory to --cwd",
@@ -58,5 +55,5 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
     const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
     throw refuse(`printed an invalid manifest: ${shownIssues}${more}`, { issues });
   }
-  return envelope.data as ExecManifest;
+  return envelope.data as Manifest;
 }
