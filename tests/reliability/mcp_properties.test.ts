@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { CommandError, createTool, ExitCode } from "../../mod.ts";
 import { commandCatalog } from "../../lib/command/mcp/command_catalog.ts";
 import { type McpServerOptions, serveMcp } from "../../lib/protocol/mcp/mcp_server.ts";
+import { streamChannel } from "../../lib/runtime/byte_channel.ts";
 import { finished, NOTES, RUNTIME, start, tempDir } from "../helpers/run.ts";
 import {
   assertNoViolations,
@@ -166,7 +167,7 @@ function startMemoryServer(options: McpServerOptions, onOutput: (total: number) 
       current?.open();
     },
     output: () => text,
-    done: serveMcp({ stdin, stdout }, options),
+    done: serveMcp({ channel: streamChannel(stdin, stdout) }, options),
   };
 }
 
