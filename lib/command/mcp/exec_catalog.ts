@@ -1,6 +1,6 @@
 import { monotonicMs } from "../../runtime/mod.ts";
 import { Cancellation } from "../cancellation.ts";
-import { lastLine, runChild, textTail } from "../child_run.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
 import { cancelledError, confirmationRequiredError } from "../executor.ts";
@@ -19,6 +19,10 @@ export interface ExecTarget {
   cwd?: string;
   /** Milliseconds a call may run before its process group is stopped with TIMEOUT; 0 = no limit. */
   callTimeoutMs: number;
+  /** The whole environment of the CLI, for every call and its manifest. @default the server's */
+  env?: Record<string, string>;
+  /** Most stdout bytes of a call kept: the last ones, so a final envelope line survives. @default {@linkcode STDOUT_BYTES} */
+  maxOutputBytes?: number;
 }
 
 /**
@@ -58,8 +62,11 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   if (withNul !== undefined) {
     return argumentErrorEnvelope([{ field: withNul, message: `${withNul} contains a NUL character, which a command line cannot carry` }], startedAt);
   }
+  const maxOutputBytes = target.maxOutputBytes ?? STDOUT_BYTES;
   const run = await runChild(callArgv(target.argv, call), {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    ...(target.env === undefined ? {} : { env: target.env }),
+    maxStdoutBytes: maxOutputBytes,
     timeoutMs: target.callTimeoutMs,
     signal: call.context.signal,
     onStderrLine: (line) => call.context.log("info", line),
@@ -85,12 +92,15 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   const read = readEnvelope(lastLine(run.stdout));
   if ("envelope" in read) return read.envelope;
   const started = run.exit.spawnError === undefined;
+  const dropped = run.stdoutDropped === 0
+    ? ""
+    : `; its stdout passed the --max-output-bytes limit of ${maxOutputBytes} bytes; its first ${run.stdoutDropped} bytes were dropped`;
   return makeEnvelope({
     exitCode: ExitCode.GENERAL_ERROR,
     error: {
       code: "GENERAL_ERROR",
       message: started
-        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})`
+        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})${dropped}`
         : `${words}: the program '${target.argv[0]}' could not be started (${run.exit.spawnError})`,
       retryable: false,
       phase: "execution",
