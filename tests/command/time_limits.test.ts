@@ -2,6 +2,7 @@
 // at once), a tiny positive one is still a limit, and what is not a number of seconds >= 0 is refused.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { createTool } from "../../mod.ts";
 import { onlyEnvelope, programArgv, run } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -46,4 +47,19 @@ describe("lab: --timeout at its edges", () => {
       assert.equal(envelope.error.message, message);
     });
   }
+});
+
+describe("createTool: timeoutSeconds", () => {
+  it("a negative or non-number default time limit is refused when the tool is made", () => {
+    for (const timeoutSeconds of [-1, Number.NaN]) {
+      assert.throws(
+        () => createTool({ name: "t", version: "1.0.0", description: "d", timeoutSeconds }),
+        /timeoutSeconds: must be a number of seconds >= 0/,
+      );
+    }
+    assert.equal(
+      createTool({ name: "t", version: "1.0.0", description: "d", timeoutSeconds: 0 }).timeoutSeconds,
+      0,
+    );
+  });
 });
