@@ -29,11 +29,13 @@ export interface ExecTarget {
  * The commands of another program's manifest as MCP tools (`toolwire mcp serve --exec`): the same tool list,
  * argument checks and confirmation as a tool's own `mcp serve`, with each call run as a child process
  * `<cli> --format json <words> <flags…> -- <positionals…>` (see {@linkcode callArgv}) — no shell, empty stdin,
- * its own process group, stopped on the call's time limit (TIMEOUT), on cancellation, and when the server
- * exits. The last stdout line, when it is a valid envelope, is the result; anything else is a GENERAL_ERROR
- * envelope with the exit code and the tails of stdout and stderr. Each stderr line is passed to the client
- * as a log message. The bridge does not rely on the CLI to guard a destructive command: an unconfirmed call
- * runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED with that preview.
+ * its own process group, stopped on the call's time limit (TIMEOUT), on cancellation, once the CLI has
+ * exited (for anything it left behind), and when the server exits. The last stdout line, when it is a valid
+ * envelope, is the result; anything else is a GENERAL_ERROR envelope with the exit code and the tails of
+ * stdout and stderr, and says when stdout passed `maxOutputBytes`. Each stderr line (a very long one cut,
+ * saying so) is passed to the client as a log message. The bridge does not rely on the CLI to guard a
+ * destructive command: an unconfirmed call runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED
+ * with that preview.
  *
  * @example
  * ```ts
