@@ -10,6 +10,9 @@ import type { ProtocolCommandDefinition } from "../lib/command/contract.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { execCatalog, type ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
+import { envAllowList, execEnvironment } from "../lib/command/mcp/exec_environment.ts";
+import { STDOUT_BYTES } from "../lib/command/child_run.ts";
+import { limitMs } from "../lib/command/time_limit.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
@@ -26,6 +29,14 @@ const EXEC_FLAGS = {
   "call-timeout": {
     type: "number",
     description: `Seconds a bridged call may run before its process group is stopped with TIMEOUT; 0 = no limit (default ${DEFAULT_CALL_TIMEOUT_SECONDS})`,
+  },
+  "env-allow": {
+    type: "array",
+    description: "Pass the --exec CLI only these environment variables (repeat, or a comma list; '' for none) plus PATH, HOME and the other basics; without it the CLI inherits the server's whole environment",
+  },
+  "max-output-bytes": {
+    type: "integer",
+    description: `Most stdout bytes of a bridged call kept, the last ones; beyond it the first are dropped (default ${STDOUT_BYTES})`,
   },
 } as const;
 
@@ -68,8 +79,11 @@ export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition
     serve: async (ctx) => {
       const exec = ctx.flags.exec;
       const callTimeout = ctx.flags["call-timeout"];
+      const envAllow = ctx.flags["env-allow"];
+      const maxOutputBytes = ctx.flags["max-output-bytes"];
       if (exec === undefined) {
-        for (const [flag, value] of [["cwd", ctx.flags.cwd], ["call-timeout", callTimeout]] as const) {
+        const given = [["cwd", ctx.flags.cwd], ["call-timeout", callTimeout], ["env-allow", envAllow.length === 0 ? undefined : envAllow], ["max-output-bytes", maxOutputBytes]] as const;
+        for (const [flag, value] of given) {
           if (value !== undefined) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} applies only with --exec`);
         }
         return builtin.serve(ctx);
@@ -78,10 +92,16 @@ export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition
       if (callTimeout !== undefined && !(callTimeout >= 0)) {
         throw new CommandError(ExitCode.ARG_ERROR, `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`);
       }
+      if (maxOutputBytes !== undefined && maxOutputBytes < 1024) {
+        throw new CommandError(ExitCode.ARG_ERROR, `--max-output-bytes expects at least 1024, got ${maxOutputBytes}`);
+      }
+      const env = execEnvironment(envAllow.length === 0 ? undefined : envAllowList(envAllow));
       const target: ExecTarget = {
         argv: execArgv(exec),
         ...(ctx.flags.cwd === undefined ? {} : { cwd: ctx.flags.cwd }),
-        callTimeoutMs: Math.round((callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000),
+        callTimeoutMs: limitMs(callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS),
+        ...(env === undefined ? {} : { env }),
+        ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
       };
       const manifest = await loadExecManifest(target, ctx.signal);
       const identity = await loadExecIdentity(target, ctx.signal);

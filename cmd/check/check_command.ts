@@ -1,5 +1,6 @@
 import { CommandError } from "../../lib/command/command_error.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
+import { limitMs } from "../../lib/command/time_limit.ts";
 import type { Tool } from "../../lib/command/tool.ts";
 import { renderReport } from "./report.ts";
 import { runChecks } from "./run_checks.ts";
@@ -48,7 +49,7 @@ export function registerCheck(tool: Tool): void {
     run: async (ctx) => {
       const probeTimeout = ctx.flags["probe-timeout"];
       if (!(probeTimeout > 0)) throw new CommandError(ExitCode.ARG_ERROR, `--probe-timeout expects seconds > 0, got ${probeTimeout}`);
-      const report = await runChecks(ctx.args.cli, { probeTimeoutMs: Math.round(probeTimeout * 1000), signal: ctx.signal });
+      const report = await runChecks(ctx.args.cli, { probeTimeoutMs: limitMs(probeTimeout), signal: ctx.signal });
       if (report.summary.failed === 0) return report;
       const failed = report.criteria.filter((result) => result.status === "fail").map((result) => result.id);
       throw new CommandError(CHECK_FAILED, `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}`, {

@@ -4,6 +4,7 @@
  * always ended on {@linkcode ServerSession.dispose}.
  */
 import { KILL_GRACE_MS, textTail } from "../../lib/command/child_run.ts";
+import { clearLongTimeout, setLongTimeout } from "../../lib/command/time_limit.ts";
 import { type ChildExit, type ChildProcess, spawnChild } from "../../lib/runtime/mod.ts";
 
 const STDERR_KEPT_BYTES = 64 * 1024;
@@ -68,11 +69,15 @@ export class ServerSession {
 
   /** Ends the server's process group if it is still running, and waits for it to go. */
   async dispose(): Promise<void> {
-    if (this.#exit !== undefined) return;
-    this.#child.kill("SIGTERM");
-    if ((await this.waitExit(KILL_GRACE_MS)) !== undefined) return;
+    if (this.#exit === undefined) {
+      this.#child.kill("SIGTERM");
+      if ((await this.waitExit(KILL_GRACE_MS)) === undefined) {
+        this.#child.kill("SIGKILL");
+        await this.waitExit(KILL_GRACE_MS);
+      }
+    }
+    // What the server started in its group, and left behind, ends with the session.
     this.#child.kill("SIGKILL");
-    await this.waitExit(KILL_GRACE_MS);
   }
 
   async #readStdout(): Promise<void> {
@@ -103,11 +108,11 @@ export class ServerSession {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
-        clearTimeout(timer);
+        clearLongTimeout(timer);
         this.#wakers.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, Math.max(0, ms));
+      const timer = setLongTimeout(wake, Math.max(0, ms));
       this.#wakers.add(wake);
     });
   }

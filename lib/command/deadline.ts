@@ -1,6 +1,7 @@
 import type { CallCancellation } from "../protocol/mcp/tool_catalog.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CommandContext } from "./contract.ts";
+import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
 export type Settled<T> =
@@ -110,14 +111,14 @@ export function runWithDeadline<T>(
 
   return new Promise<Settled<T>>((resolve) => {
     const outside = options.signal;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: LongTimeout | undefined;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     let cancellation: Cancellation | undefined;
     let done = false;
     const finish = (settled: Settled<T>) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      clearLongTimeout(timer);
       clearTimeout(graceTimer);
       outside?.removeEventListener("abort", onAbort);
       resolve(settled);
@@ -135,7 +136,7 @@ export function runWithDeadline<T>(
     };
 
     if (options.timeoutMs > 0) {
-      timer = setTimeout(() => {
+      timer = setLongTimeout(() => {
         scope.abort(new DOMException("the time limit was reached", "TimeoutError"));
         finish({ kind: "timeout" });
       }, options.timeoutMs);

@@ -15,6 +15,7 @@ import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
 import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
 import { bridgeSignals } from "./signal_bridge.ts";
+import { limitMs } from "./time_limit.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 
 /** The tool-level settings dispatch needs. */
@@ -144,7 +145,7 @@ function resolveTimeout(
     issues.push({ field: "--timeout", message: `--timeout expects seconds >= 0 (0 = no limit), got ${given}` });
   }
   const seconds = given ?? definition.timeout_seconds ?? tool.timeoutSeconds;
-  return Math.max(0, Math.round(seconds * 1000));
+  return limitMs(Math.max(0, seconds));
 }
 
 function missingCommand(tool: DispatchTool, parsed: ParsedArgv): InputIssue {

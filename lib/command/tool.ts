@@ -83,6 +83,9 @@ export class Tool {
     this.description = options.description;
     this.envPrefix = options.envPrefix ?? options.name.toUpperCase().replaceAll("-", "_");
     this.timeoutSeconds = options.timeoutSeconds ?? 60;
+    if (!(typeof this.timeoutSeconds === "number" && this.timeoutSeconds >= 0)) {
+      throw new RegistrationError(options.name, "timeoutSeconds", "must be a number of seconds >= 0 (0 = no limit)");
+    }
     this.#stateDir = options.stateDir;
     const replaced = new Set<string>(options.replaceBuiltins ?? []);
     for (const [path, install] of builtins) if (!replaced.has(path)) install(this);

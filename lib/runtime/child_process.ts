@@ -33,11 +33,25 @@ export interface ChildProcess {
   readonly stdout: ReadableStream<Uint8Array>;
   /** The child's stderr. */
   readonly stderr: ReadableStream<Uint8Array>;
-  /** Settles when the child has exited. */
+  /**
+   * Settles when the child itself has exited. Its pipes may stay open after that: a process it started can
+   * hold them for as long as it lives.
+   */
   readonly exited: Promise<ChildExit>;
-  /** Sends a signal to the child's whole process group, so grandchildren end with it. */
-  kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP"): void;
+  /**
+   * Sends a signal to the child's whole process group, so grandchildren end with it — also once the child
+   * itself has exited, for as long as anything is left in the group. A no-op once the group is found empty.
+   * Returns whether anyone was left to signal.
+   */
+  kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP"): boolean;
+  /**
+   * Whether anything is left in the child's process group: the child, or what it started there. Once the
+   * group is found empty it is forgotten — its id may be reused — and never signalled again.
+   */
+  groupAlive(): boolean;
 }
+
+const WINDOWS = process.platform === "win32";
 
 const SIGNUMS: Record<string, number> = { ...SIGNAL_NUMBERS, SIGKILL: 9, SIGPIPE: 13, SIGQUIT: 3, SIGABRT: 6 };
 
@@ -49,12 +63,18 @@ function childProcessModule(): typeof NodeChildProcess {
   return process.getBuiltinModule("node:child_process") as typeof NodeChildProcess;
 }
 
-const liveChildren = new Set<ChildProcess>();
+/** A spawned child as {@linkcode killAllChildren} sees it: its group, and whether the child itself is gone. */
+interface TrackedGroup {
+  readonly child: ChildProcess;
+  exited: boolean;
+}
+
+const liveGroups = new Set<TrackedGroup>();
 
 /**
  * Spawns a program without a shell — arguments are passed as they are, so nothing in them is interpreted —
- * in a process group of its own. Every child is tracked until it exits; {@linkcode killAllChildren} ends them
- * all when the parent ends.
+ * in a process group of its own. Every child's group is tracked until it is found empty, also after the
+ * child itself exited; {@linkcode killAllChildren} ends them all when the parent ends.
  *
  * @example
  * ```ts
@@ -68,17 +88,35 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     cwd: options.cwd,
     env: options.env,
     stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
-    detached: process.platform !== "win32",
+    detached: !WINDOWS,
   });
   const exited = new Promise<ChildExit>((resolve) => {
     node.once("error", (error: Error & { code?: string }) => {
       // The shell's conventions: 127 for a program that is not there, 126 for one that cannot run.
       resolve({ code: error.code === "EACCES" ? 126 : 127, signal: null, spawnError: error.code ?? error.message });
     });
-    node.once("close", (code, signal) => {
+    // "exit", not "close": "close" waits for the pipes, which a grandchild may hold open forever.
+    node.once("exit", (code, signal) => {
       resolve({ code: code ?? 128 + (SIGNUMS[signal ?? ""] ?? 0), signal: code === null ? signal : null });
     });
   });
+  let groupEmpty = node.pid === undefined;
+  const forget = () => {
+    groupEmpty = true;
+    liveGroups.delete(tracked);
+  };
+  // Signal 0 only asks whether anyone is left in the group.
+  const signalGroup = (signal: NodeJS.Signals | 0): boolean => {
+    if (groupEmpty) return false;
+    try {
+      process.kill(-node.pid!, signal);
+      return true;
+    } catch {
+      // ESRCH: nobody is left. The group's id may be reused from now on, so it is never signalled again.
+      forget();
+      return false;
+    }
+  };
   const child: ChildProcess = {
     pid: node.pid ?? -1,
     stdin: node.stdin ? (Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>) : null,
@@ -86,17 +124,19 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
     stderr: endOnError(node.stderr!),
     exited,
     kill(signal = "SIGTERM") {
-      if (node.pid === undefined || node.exitCode !== null || node.signalCode !== null) return;
-      try {
-        if (process.platform === "win32") node.kill(signal);
-        else process.kill(-node.pid, signal);
-      } catch {
-        // Already gone: nothing to end.
-      }
+      if (!WINDOWS) return signalGroup(signal);
+      return !groupEmpty && node.exitCode === null && node.signalCode === null && node.kill(signal);
     },
+    groupAlive: () => (WINDOWS ? !groupEmpty : signalGroup(0)),
   };
-  liveChildren.add(child);
-  void exited.then(() => liveChildren.delete(child));
+  const tracked: TrackedGroup = { child, exited: false };
+  if (!groupEmpty) liveGroups.add(tracked);
+  void exited.then(() => {
+    tracked.exited = true;
+    // Windows has no process groups: the child was all there was.
+    if (WINDOWS) forget();
+    else child.groupAlive();
+  });
   return child;
 }
 
@@ -117,13 +157,19 @@ function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
         controller.close();
       }
     },
-    cancel: (reason) => source.cancel(reason),
+    // The pipe itself is destroyed, not cancelled through the adapter: Deno's adapter rejects a promise
+    // nobody holds when it destroys the pipe, an unhandled rejection that ends the process.
+    cancel: () => {
+      pipe.destroy();
+    },
   });
 }
 
 /**
- * Ends every child process this process spawned and that is still running (REQ-C-032: every child the server
- * started ends with it).
+ * Ends every process group this process spawned and that is not known to be empty (REQ-C-032: every child
+ * the server started ends with it). A group whose child has already exited holds only what that child left
+ * behind — it was told to end when the child exited — and gets SIGKILL: the parent is about to exit and
+ * cannot wait for it.
  *
  * @example
  * ```ts
@@ -132,5 +178,5 @@ function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
  * ```
  */
 export function killAllChildren(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
-  for (const child of liveChildren) child.kill(signal);
+  for (const group of [...liveGroups]) group.child.kill(group.exited ? "SIGKILL" : signal);
 }

@@ -92,6 +92,18 @@ export function allEnv(): Record<string, string> {
 }
 
 /**
+ * Whether environment variable names ignore case, as on Windows, where `Path` is `PATH`.
+ *
+ * @example
+ * ```ts
+ * const key = envNamesIgnoreCase() ? name.toUpperCase() : name;
+ * ```
+ */
+export function envNamesIgnoreCase(): boolean {
+  return deno ? deno.build.os === "windows" : process.platform === "win32";
+}
+
+/**
  * The current working directory.
  *
  * @example

@@ -6,6 +6,7 @@ import type { Manifest } from "../manifest.ts";
 import type { CommandRegistry } from "../registry.ts";
 import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
+import { limitMs } from "../time_limit.ts";
 
 /** What the in-process catalog needs from its tool. */
 export interface CatalogTool {
@@ -40,7 +41,7 @@ export function commandCatalog(tool: CatalogTool, manifest: Pick<Manifest, "comm
       store: call.idempotencyKey === undefined ? undefined : store(),
       dryRun: call.dryRun,
       confirmed: call.confirmed,
-      timeoutMs: Math.round((definition.timeout_seconds ?? tool.timeoutSeconds) * 1000),
+      timeoutMs: limitMs(definition.timeout_seconds ?? tool.timeoutSeconds),
       signal: call.context.cancellation,
       env: getEnv,
       log: (message) => call.context.log("info", message),

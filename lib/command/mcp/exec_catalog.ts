@@ -1,6 +1,6 @@
 import { monotonicMs } from "../../runtime/mod.ts";
 import { Cancellation } from "../cancellation.ts";
-import { lastLine, runChild, textTail } from "../child_run.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
 import { cancelledError, confirmationRequiredError } from "../executor.ts";
@@ -19,17 +19,23 @@ export interface ExecTarget {
   cwd?: string;
   /** Milliseconds a call may run before its process group is stopped with TIMEOUT; 0 = no limit. */
   callTimeoutMs: number;
+  /** The whole environment of the CLI, for every call and its manifest. @default the server's */
+  env?: Record<string, string>;
+  /** Most stdout bytes of a call kept: the last ones, so a final envelope line survives. @default {@linkcode STDOUT_BYTES} */
+  maxOutputBytes?: number;
 }
 
 /**
  * The commands of another program's manifest as MCP tools (`toolwire mcp serve --exec`): the same tool list,
  * argument checks and confirmation as a tool's own `mcp serve`, with each call run as a child process
  * `<cli> --format json <words> <flags…> -- <positionals…>` (see {@linkcode callArgv}) — no shell, empty stdin,
- * its own process group, stopped on the call's time limit (TIMEOUT), on cancellation, and when the server
- * exits. The last stdout line, when it is a valid envelope, is the result; anything else is a GENERAL_ERROR
- * envelope with the exit code and the tails of stdout and stderr. Each stderr line is passed to the client
- * as a log message. The bridge does not rely on the CLI to guard a destructive command: an unconfirmed call
- * runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED with that preview.
+ * its own process group, stopped on the call's time limit (TIMEOUT), on cancellation, once the CLI has
+ * exited (for anything it left behind), and when the server exits. The last stdout line, when it is a valid
+ * envelope, is the result; anything else is a GENERAL_ERROR envelope with the exit code and the tails of
+ * stdout and stderr, and says when stdout passed `maxOutputBytes`. Each stderr line (a very long one cut,
+ * saying so) is passed to the client as a log message. The bridge does not rely on the CLI to guard a
+ * destructive command: an unconfirmed call runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED
+ * with that preview.
  *
  * @example
  * ```ts
@@ -58,8 +64,11 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   if (withNul !== undefined) {
     return argumentErrorEnvelope([{ field: withNul, message: `${withNul} contains a NUL character, which a command line cannot carry` }], startedAt);
   }
+  const maxOutputBytes = target.maxOutputBytes ?? STDOUT_BYTES;
   const run = await runChild(callArgv(target.argv, call), {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    ...(target.env === undefined ? {} : { env: target.env }),
+    maxStdoutBytes: maxOutputBytes,
     timeoutMs: target.callTimeoutMs,
     signal: call.context.signal,
     onStderrLine: (line) => call.context.log("info", line),
@@ -85,12 +94,15 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   const read = readEnvelope(lastLine(run.stdout));
   if ("envelope" in read) return read.envelope;
   const started = run.exit.spawnError === undefined;
+  const dropped = run.stdoutDropped === 0
+    ? ""
+    : `; its stdout passed the --max-output-bytes limit of ${maxOutputBytes} bytes; its first ${run.stdoutDropped} bytes were dropped`;
   return makeEnvelope({
     exitCode: ExitCode.GENERAL_ERROR,
     error: {
       code: "GENERAL_ERROR",
       message: started
-        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})`
+        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})${dropped}`
         : `${words}: the program '${target.argv[0]}' could not be started (${run.exit.spawnError})`,
       retryable: false,
       phase: "execution",

@@ -31,6 +31,8 @@ export async function loadExecIdentity(
 ): Promise<ExecIdentity | undefined> {
   const run = await runChild([...target.argv, "--format", "json", "--version"], {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    // The same environment as the manifest and every call: --env-allow holds for this run too.
+    ...(target.env === undefined ? {} : { env: target.env }),
     timeoutMs: VERSION_TIMEOUT_MS,
     signal,
   });

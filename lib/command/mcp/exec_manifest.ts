@@ -1,5 +1,5 @@
 import { isDirectory } from "../../runtime/mod.ts";
-import { lastLine, runChild, textTail } from "../child_run.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { CommandError } from "../command_error.ts";
 import { quoteCommandLine } from "../command_line.ts";
 import { readEnvelope } from "../envelope_validation.ts";
@@ -10,7 +10,7 @@ import type { ExecTarget } from "./exec_catalog.ts";
 
 /**
  * Reads and checks another program's manifest: runs `<cli> --format json manifest` (no shell, empty stdin,
- * in `target.cwd`), takes the last stdout line as an envelope and validates its data with
+ * in `target.cwd`, with `target.env`), takes the last stdout line as an envelope and validates its data with
  * {@linkcode validateManifest}. Fails with a {@linkcode CommandError}: NOT_FOUND when the program or the
  * working directory is not there, PRECONDITION when the program runs but prints no valid manifest — each with
  * what was wrong and what the program wrote to stderr. `signal` stops the program (a phase-1 time limit, a
@@ -29,7 +29,13 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
   }
   const argv = [...target.argv, "--format", "json", "manifest"];
   const shown = quoteCommandLine(argv);
-  const run = await runChild(argv, { ...(target.cwd === undefined ? {} : { cwd: target.cwd }), timeoutMs: 0, signal });
+  const run = await runChild(argv, {
+    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    ...(target.env === undefined ? {} : { env: target.env }),
+    ...(target.maxOutputBytes === undefined ? {} : { maxStdoutBytes: target.maxOutputBytes }),
+    timeoutMs: 0,
+    signal,
+  });
   if (run.ending === "cancelled") throw signal.reason;
   if (run.exit.spawnError !== undefined) {
     throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${target.argv[0]}' (${run.exit.spawnError})`, {
@@ -45,7 +51,8 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
     });
   const read = readEnvelope(lastLine(run.stdout));
   if (!("envelope" in read)) {
-    throw refuse(`exited ${run.exit.code} without an envelope on its last stdout line: ${read.problems.join("; ")}`);
+    const dropped = run.stdoutDropped === 0 ? "" : ` (its stdout was cut to its last ${target.maxOutputBytes ?? STDOUT_BYTES} bytes)`;
+    throw refuse(`exited ${run.exit.code} without an envelope on its last stdout line: ${read.problems.join("; ")}${dropped}`);
   }
   const { envelope } = read;
   if (!envelope.ok) throw refuse(`failed: ${envelope.error?.code}: ${envelope.error?.message}`);

@@ -1,0 +1,82 @@
+import { allEnv, envNamesIgnoreCase } from "../../runtime/mod.ts";
+import { CommandError } from "../command_error.ts";
+import { ExitCode } from "../../exit_code.ts";
+
+/**
+ * What a bridged CLI gets with `--env-allow` besides the named variables: what any program needs to find
+ * other programs, its home and user, its locale and time zone, and a temporary directory — on POSIX and on
+ * Windows — plus every `LC_*` locale variable. None of them is a credential.
+ */
+export const BASIC_ENV_NAMES: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "SYSTEMROOT",
+  "WINDIR",
+  "COMSPEC",
+  "PATHEXT",
+  "USERPROFILE",
+];
+
+/** A portable environment variable name: what a POSIX shell can name, and nothing that could split a list. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The names `--env-allow` was given: each value is one name or a comma-separated list of them, and an empty
+ * value names none (`--env-allow ''`: the basics only). Throws an ARG_ERROR {@linkcode CommandError} naming
+ * the first item that is not a variable name.
+ *
+ * @example
+ * ```ts
+ * envAllowList(["API_URL,API_TOKEN", "DEBUG"]); // ["API_URL", "API_TOKEN", "DEBUG"]
+ * envAllowList([""]); // []
+ * ```
+ */
+export function envAllowList(values: readonly string[]): string[] {
+  const names = values.flatMap((value) => (value === "" ? [] : value.split(",")));
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) {
+      throw new CommandError(
+        ExitCode.ARG_ERROR,
+        `--env-allow: '${name}' is not an environment variable name`,
+        {
+          suggestion:
+            "name variables as letters, digits and underscores, not starting with a digit: --env-allow API_URL,API_TOKEN",
+        },
+      );
+    }
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * The environment of a bridged CLI: with no allow list, `undefined` — the server's whole environment is
+ * inherited; with one, only {@linkcode BASIC_ENV_NAMES}, `LC_*` and the allowed names, those that are set.
+ * Names compare as the platform compares them (ignoring case on Windows).
+ *
+ * @example
+ * ```ts
+ * execEnvironment(["API_URL"], { PATH: "/usr/bin", API_URL: "https://example.org", SECRET: "x" });
+ * // { PATH: "/usr/bin", API_URL: "https://example.org" }
+ * ```
+ */
+export function execEnvironment(
+  allowed: readonly string[] | undefined,
+  from: Record<string, string> = allEnv(),
+): Record<string, string> | undefined {
+  if (allowed === undefined) return undefined;
+  const fold = envNamesIgnoreCase() ? (name: string) => name.toUpperCase() : (name: string) => name;
+  const kept = new Set([...BASIC_ENV_NAMES, ...allowed].map(fold));
+  // fromEntries defines each name as an own property: a variable called `__proto__` stays a variable.
+  return Object.fromEntries(
+    Object.entries(from).filter(([name]) => kept.has(fold(name)) || fold(name).startsWith("LC_")),
+  );
+}

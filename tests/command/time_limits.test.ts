@@ -1,0 +1,65 @@
+// Time limits at their edges, on a real command: a limit longer than a 32-bit timer holds (it must not fire
+// at once), a tiny positive one is still a limit, and what is not a number of seconds >= 0 is refused.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createTool } from "../../mod.ts";
+import { onlyEnvelope, programArgv, run } from "../helpers/run.ts";
+
+const LAB = programArgv("tests/fixtures/lab.ts");
+
+describe("lab: --timeout at its edges", () => {
+  for (
+    const [value, timeoutMs] of [["2147484", 2_147_484_000], ["1e300", Number.MAX_SAFE_INTEGER], [
+      "1.7e308",
+      Number.MAX_SAFE_INTEGER,
+    ]] as const
+  ) {
+    it(`--timeout ${value} (beyond a 32-bit timer) lets a 300 ms command finish`, async () => {
+      const result = await run([...LAB, "sleep", "--ms", "300", "--timeout", value]);
+      assert.equal(result.code, 0, result.stdout);
+      const envelope = onlyEnvelope(result.stdout);
+      assert.deepEqual(envelope.data, { slept_ms: 300 });
+      assert.equal(envelope.meta.timeout_ms, timeoutMs);
+    });
+  }
+
+  it("--timeout 0.0000001 is a limit of 1 ms, not none: exit 10 TIMEOUT", async () => {
+    const result = await run([...LAB, "sleep", "--ms", "300", "--timeout", "0.0000001"]);
+    assert.equal(result.code, 10, result.stdout);
+    const envelope = onlyEnvelope(result.stdout);
+    assert.equal(envelope.error.code, "TIMEOUT");
+    assert.equal(envelope.meta.timeout_ms, 1);
+  });
+
+  for (
+    const [value, message] of [
+      ["-1", "--timeout expects seconds >= 0 (0 = no limit), got -1"],
+      ["NaN", "--timeout expects a number, got 'NaN'"],
+      ["Infinity", "--timeout expects a number, got 'Infinity'"],
+      ["1e999", "--timeout expects a number, got '1e999'"],
+    ] as const
+  ) {
+    it(`--timeout ${value} is an ARG_ERROR`, async () => {
+      const result = await run([...LAB, "sleep", "--ms", "1", "--timeout", value]);
+      assert.equal(result.code, 2, result.stdout);
+      const envelope = onlyEnvelope(result.stdout);
+      assert.equal(envelope.error.code, "ARG_ERROR");
+      assert.equal(envelope.error.message, message);
+    });
+  }
+});
+
+describe("createTool: timeoutSeconds", () => {
+  it("a negative or non-number default time limit is refused when the tool is made", () => {
+    for (const timeoutSeconds of [-1, Number.NaN]) {
+      assert.throws(
+        () => createTool({ name: "t", version: "1.0.0", description: "d", timeoutSeconds }),
+        /timeoutSeconds: must be a number of seconds >= 0/,
+      );
+    }
+    assert.equal(
+      createTool({ name: "t", version: "1.0.0", description: "d", timeoutSeconds: 0 }).timeoutSeconds,
+      0,
+    );
+  });
+});
