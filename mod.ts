@@ -23,6 +23,15 @@
 export * from "./lib/command/mod.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
+// A cross-process file lock for a tool's own state (a read-modify-write of one file by many processes).
+export {
+  type FileLockOptions,
+  type FileLockSignal,
+  type FileLockState,
+  FileLockTimeoutError,
+  withFileLock,
+} from "./lib/runtime/file_lock.ts";
+
 // Framing: bytes ↔ messages, for protocol loops of your own.
 export * from "./lib/framing/line_framer.ts";
 export * from "./lib/framing/content_length_framer.ts";
