@@ -25,6 +25,14 @@ export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
 // The bytes a protocol session runs over: the process's stdio or any pair of Web Streams.
 export * from "./lib/runtime/byte_channel.ts";
+// A cross-process file lock for a tool's own state (a read-modify-write of one file by many processes).
+export {
+  type FileLockOptions,
+  type FileLockSignal,
+  type FileLockState,
+  FileLockTimeoutError,
+  withFileLock,
+} from "./lib/runtime/file_lock.ts";
 
 // Framing: bytes ↔ messages, for protocol loops of your own.
 export * from "./lib/framing/line_framer.ts";

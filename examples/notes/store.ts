@@ -1,7 +1,8 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { withFileLock } from "../../mod.ts";
 
 /** One note. */
 export interface Note {
@@ -25,10 +26,8 @@ export function notesHome(env: (name: string) => string | undefined): string {
   return join(base, "notes");
 }
 
-const LOCK_STALE_MS = 10_000;
-
 /**
- * The notes file, read and written whole. Writers take a lock directory (mkdir is atomic) so that two
+ * The notes file, read and written whole. Writers take the library's file lock (`notes.lock`) so that two
  * processes — or two concurrent MCP calls — never lose each other's update, and write through a temporary
  * file and a rename so a reader never sees a torn file.
  */
@@ -63,31 +62,25 @@ export class NoteStore {
   /** Runs `change` on the current content under the lock and writes what it returns. */
   async update<T>(change: (file: StoreFile) => { file: StoreFile; result: T }, signal?: AbortSignal): Promise<T> {
     await mkdir(this.home, { recursive: true });
-    const release = await this.#lock(signal);
-    try {
+    return await withFileLock(join(this.home, "notes.lock"), async (lock) => {
+      // The holder we took the lock from died mid-write: its temporary file is garbage now.
+      if (lock.recovered) await this.#removeTemporaries();
       const { file, result } = change(await this.read());
-      const temporary = `${this.#file}.${process.pid}.${Date.now()}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
-      await rename(temporary, this.#file);
+      const temporary = `${this.#file}.${process.pid}.${crypto.randomUUID()}.tmp`;
+      try {
+        await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
+        await rename(temporary, this.#file);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
       return result;
-    } finally {
-      await release();
-    }
+    }, { signal });
   }
 
-  async #lock(signal?: AbortSignal): Promise<() => Promise<void>> {
-    const lock = join(this.home, "notes.lock");
-    for (;;) {
-      try {
-        await mkdir(lock);
-        return () => rm(lock, { recursive: true, force: true });
-      } catch (error) {
-        if ((error as { code?: string }).code !== "EEXIST") throw error;
-        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
-        signal?.throwIfAborted();
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+  async #removeTemporaries(): Promise<void> {
+    for (const name of await readdir(this.home)) {
+      if (name.startsWith("notes.json.") && name.endsWith(".tmp")) await rm(join(this.home, name), { force: true });
     }
   }
 }

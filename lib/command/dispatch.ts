@@ -30,6 +30,8 @@ export interface DispatchTool {
   timeoutSeconds: number;
   /** Directory of the idempotency store. */
   stateDir(): string;
+  /** How long idempotency records are kept, in seconds. @default one day */
+  idempotencyLifetimeSeconds?: number;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
       definition: definition as CommandDefinition,
       exitCodes: entry.exit_codes,
       input: { flags, args },
-      ...(key === undefined ? {} : { idempotencyKey: key, store: new IdempotencyStore(tool.stateDir()) }),
+      ...(key === undefined ? {} : { idempotencyKey: key, store: new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds }) }),
       dryRun: parsed.given.get("dry-run") === true,
       confirmed: parsed.given.get("confirm-destructive") === true,
       timeoutMs,

@@ -1,11 +1,11 @@
-import { monotonicMs } from "../runtime/mod.ts";
+import { FileLockTimeoutError, monotonicMs } from "../runtime/mod.ts";
 import { CommandError } from "./command_error.ts";
-import type { Cancellation } from "./cancellation.ts";
+import { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
-import { callFingerprint, type IdempotencyStore } from "./idempotency_store.ts";
+import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
 import { unexpectedError } from "./unexpected_error.ts";
 
@@ -89,30 +89,119 @@ function needsConfirmation(invocation: Invocation): boolean {
   return invocation.definition.danger_level === "destructive" && !invocation.dryRun && !invocation.confirmed;
 }
 
+/**
+ * A call with an idempotency key: the key is locked (waiting for a concurrent call with the same key),
+ * answered from its record when it has one, else reserved before the handler runs and recorded after — so
+ * a handler runs at most once per key, and a crash between the change and the record leaves a reservation
+ * that tells the retry the outcome is unknown instead of running again (docs/idempotency.md).
+ */
 async function executeWithKey(execution: Execution, key: string, store: IdempotencyStore): Promise<ResponseEnvelope> {
-  const { invocation, meta } = execution;
+  const { invocation } = execution;
   const fingerprint = await callFingerprint(invocation.path, invocation.input);
-  const stored = await store.get(key);
-  if (stored !== undefined && stored.fingerprint !== fingerprint) {
-    return execution.finish(ExitCode.CONFLICT, null, {
-      code: "IDEMPOTENCY_CONFLICT",
-      message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
-      retryable: false,
-      phase: "validation",
-      suggestion: "use a new idempotency key for a different call",
+  await store.sweep();
+  try {
+    return await store.withKey(key, (slot) => answerWithKey(execution, key, fingerprint, slot), {
+      signal: invocation.signal,
+      timeoutMs: invocation.timeoutMs > 0 ? invocation.timeoutMs : undefined,
     });
+  } catch (error) {
+    // Only taking the key can fail here: answerWithKey turns every later failure into its envelope.
+    return keyUnavailable(execution, key, error);
   }
-  if (stored !== undefined) {
+}
+
+async function answerWithKey(execution: Execution, key: string, fingerprint: string, slot: KeySlot): Promise<ResponseEnvelope> {
+  const { invocation, meta } = execution;
+  const { state } = slot;
+  if (state.kind === "done" && state.result.fingerprint === fingerprint) {
     meta.idempotency_hit = true;
-    return execution.finish(ExitCode.SUCCESS, replayed(stored.data), null);
+    return execution.finish(ExitCode.SUCCESS, replayed(state.result.data), null);
+  }
+  if (state.kind !== "free") {
+    const other = state.kind === "done" ? state.result.fingerprint : state.fingerprint;
+    if (other !== undefined && other !== fingerprint) {
+      return execution.finish(ExitCode.CONFLICT, null, {
+        code: "IDEMPOTENCY_CONFLICT",
+        message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
+        retryable: false,
+        phase: "validation",
+        suggestion: "use a new idempotency key for a different call",
+      });
+    }
+    return execution.finish(ExitCode.CONFLICT, null, {
+      code: "IDEMPOTENCY_OUTCOME_UNKNOWN",
+      message: `an earlier call with idempotency key '${key}' ended without recording its result ` +
+        `(it crashed, timed out, or failed part way); whether it took effect is unknown; nothing was done now`,
+      retryable: false,
+      phase: "execution",
+      suggestion: "check whether the change happened; if not, repeat the call with a new idempotency key",
+      ...(state.kind === "unknown" && state.reserved_at !== undefined ? { context: { reserved_at: state.reserved_at } } : {}),
+    });
   }
   if (needsConfirmation(invocation)) return await previewUnconfirmed(execution);
 
+  try {
+    await slot.reserve(fingerprint, invocation.path);
+  } catch (error) {
+    return keyUnavailable(execution, key, error);
+  }
   const outcome = await runHandler(execution, false, meta);
   if (outcome.kind === "data") {
-    await store.put(key, { fingerprint, command: invocation.path, data: outcome.data ?? null, stored_at: new Date().toISOString() });
+    try {
+      await slot.complete(outcome.data ?? null);
+    } catch (error) {
+      // The change happened: report it. The reservation stays, so a retry hears "outcome unknown", not a rerun.
+      execution.warnings.push({
+        code: "IDEMPOTENCY_NOT_RECORDED",
+        message: `the result could not be recorded for idempotency key '${key}' (${describe(error)}); ` +
+          `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
+      });
+    }
+    return execution.envelope(outcome);
   }
-  return execution.envelope(outcome);
+  const envelope = execution.envelope(outcome);
+  // A failure that declares no side effects changed nothing: free the key so that a retry runs.
+  if (invocation.exitCodes[String(envelope.meta.exit_code)]?.side_effects === "none") {
+    await slot.abandon().catch((error) =>
+      envelope.warnings.push({
+        code: "IDEMPOTENCY_NOT_RELEASED",
+        message: `the reservation of idempotency key '${key}' could not be removed (${describe(error)}); ` +
+          `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN`,
+      })
+    );
+  }
+  return envelope;
+}
+
+/** The key could not be taken or reserved: another call still holds it, the caller gave up, or the store failed. */
+function keyUnavailable(execution: Execution, key: string, error: unknown): ResponseEnvelope {
+  const { invocation } = execution;
+  if (invocation.signal?.aborted) {
+    const reason = invocation.signal.reason;
+    const cancellation = reason instanceof Cancellation ? reason : new Cancellation();
+    return execution.finish(cancellation.exitCode, null, cancelledError(cancellation));
+  }
+  if (error instanceof FileLockTimeoutError) {
+    return execution.finish(ExitCode.UNAVAILABLE, null, {
+      code: "IDEMPOTENCY_IN_PROGRESS",
+      message: `another call with idempotency key '${key}' is still running after ${invocation.timeoutMs / 1000} s; ` +
+        `nothing was done`,
+      retryable: true,
+      phase: "execution",
+      suggestion: "retry later with the same key: it replays the other call's result once that call finishes",
+    });
+  }
+  return execution.finish(ExitCode.PRECONDITION, null, {
+    code: "IDEMPOTENCY_STORE_UNAVAILABLE",
+    message: `the idempotency store cannot be used (${describe(error)}); nothing was done`,
+    retryable: false,
+    phase: "execution",
+    suggestion: "make the tool's state directory writable (or free disk space), then retry with the same key",
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */

@@ -113,10 +113,24 @@ export function frameworkExitCodes(contract: Pick<CommandContract, "danger_level
     },
   };
   if (!protocol && contract.danger_level !== "safe") {
+    // What --idempotency-key can answer without running the handler (docs/idempotency.md).
+    table[ExitCode.PRECONDITION] = {
+      name: "PRECONDITION",
+      description: "The idempotency store cannot be read or written; nothing was done",
+      retryable: false,
+      side_effects: "none",
+    };
     table[ExitCode.CONFLICT] = {
       name: "CONFLICT",
-      description: "The idempotency key was already used with other arguments; nothing was done",
+      description: "The idempotency key was already used with other arguments, or by a call whose outcome is " +
+        "unknown (it ended without recording a result); nothing was done",
       retryable: false,
+      side_effects: "none",
+    };
+    table[ExitCode.UNAVAILABLE] = {
+      name: "UNAVAILABLE",
+      description: "Another call with the same idempotency key is still running after the time limit; nothing was done",
+      retryable: true,
       side_effects: "none",
     };
   }

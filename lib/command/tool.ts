@@ -6,6 +6,7 @@ import type { CommandDefinition, FlagSpec, PositionalSpec, ProtocolCommandDefini
 import { dispatch } from "./dispatch.ts";
 import { makeEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
+import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
 import type { Manifest } from "./manifest.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { unexpectedError } from "./unexpected_error.ts";
@@ -25,6 +26,11 @@ export interface ToolOptions {
   envPrefix?: string;
   /** Directory of the idempotency store, from the environment. @default `$XDG_STATE_HOME/<name>/idempotency` */
   stateDir?: (env: (name: string) => string | undefined) => string;
+  /**
+   * How long an idempotency key's record is kept, in seconds: a replay within it returns the first result;
+   * after it the key is free again (docs/idempotency.md). @default 86400 (one day)
+   */
+  idempotencyLifetimeSeconds?: number;
   /**
    * Built-in commands the tool registers itself instead, at the same path — `mcp.serve` through
    * {@linkcode registerMcpServe}, say, to serve more than the tool's own commands. Every tool keeps the
@@ -71,6 +77,8 @@ export class Tool {
   readonly description: string;
   readonly envPrefix: string;
   readonly timeoutSeconds: number;
+  /** How long idempotency records are kept, in seconds ({@linkcode ToolOptions.idempotencyLifetimeSeconds}). */
+  readonly idempotencyLifetimeSeconds: number;
   readonly registry: CommandRegistry = new CommandRegistry();
   readonly #stateDir: ToolOptions["stateDir"];
 
@@ -86,6 +94,11 @@ export class Tool {
     if (!(typeof this.timeoutSeconds === "number" && this.timeoutSeconds >= 0)) {
       throw new RegistrationError(options.name, "timeoutSeconds", "must be a number of seconds >= 0 (0 = no limit)");
     }
+    const lifetime = options.idempotencyLifetimeSeconds ?? DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS;
+    if (!Number.isFinite(lifetime) || lifetime <= 0) {
+      throw new RegistrationError(options.name, "idempotencyLifetimeSeconds", "the lifetime of idempotency records is a number of seconds > 0");
+    }
+    this.idempotencyLifetimeSeconds = lifetime;
     this.#stateDir = options.stateDir;
     const replaced = new Set<string>(options.replaceBuiltins ?? []);
     for (const [path, install] of builtins) if (!replaced.has(path)) install(this);

@@ -150,3 +150,50 @@ export async function probeCreate(path: string): Promise<void> {
 export function parentDir(path: string): string {
   return dirname(path);
 }
+
+/**
+ * Removes a file; a no-op when it does not exist.
+ *
+ * @example
+ * ```ts
+ * await removeFile("/tmp/notes/old.json");
+ * ```
+ */
+export async function removeFile(path: string): Promise<void> {
+  await fs().rm(path, { force: true });
+}
+
+/**
+ * The names in a directory (not their paths); `[]` when the directory does not exist.
+ *
+ * @example
+ * ```ts
+ * for (const name of await listDir("/tmp/notes")) console.error(name);
+ * ```
+ */
+export async function listDir(path: string): Promise<string[]> {
+  try {
+    return await fs().readdir(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+/**
+ * When a file or directory was last modified, in milliseconds since the epoch; `undefined` when it does not
+ * exist. A symbolic link is judged by itself, not by its target.
+ *
+ * @example
+ * ```ts
+ * const modified = await modifiedAtMs("/tmp/notes/notes.json");
+ * ```
+ */
+export async function modifiedAtMs(path: string): Promise<number | undefined> {
+  try {
+    return (await fs().lstat(path)).mtimeMs;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  }
+}

@@ -13,6 +13,7 @@ export interface CatalogTool {
   registry: CommandRegistry;
   timeoutSeconds: number;
   stateDir(): string;
+  idempotencyLifetimeSeconds?: number;
 }
 
 /**
@@ -27,7 +28,7 @@ export interface CatalogTool {
  * ```
  */
 export function commandCatalog(tool: CatalogTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
-  const store = () => new IdempotencyStore(tool.stateDir());
+  const store = () => new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
   return ManifestCatalog.create(manifest.commands, filter, (call) => {
     const definition = tool.registry.get(call.path)?.definition as CommandDefinition | undefined;
     // The manifest was built from this registry: a served path without a definition is a framework bug.
