@@ -4,20 +4,23 @@
  *
  *   toolwire manifest                                  its own contract
  *   toolwire mcp serve --exec "python3 tools/cli.py"   any manifest-printing CLI as an MCP server
+ *   toolwire mcp install --client claude-desktop --exec "python3 tools/cli.py"   registered with a client
  *   toolwire check -- python3 tools/cli.py             any CLI against REQ-C-032, from outside
  */
-import { createTool, registerMcpServe } from "../mod.ts";
+import { createTool, registerMcpInstall, registerMcpServe } from "../mod.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
 import { registerCheck } from "./check/check_command.ts";
+import { withExecInstall } from "./mcp_install_exec.ts";
 import { withExec } from "./mcp_serve_exec.ts";
 
 const tool = createTool({
   name: "toolwire",
   version: FRAMEWORK_VERSION,
   description: "Serve any manifest-printing CLI over MCP, and check any CLI against the protocol-command contract",
-  replaceBuiltins: ["mcp.serve"],
+  replaceBuiltins: ["mcp.serve", "mcp.install"],
 });
 registerMcpServe(tool, withExec);
+registerMcpInstall(tool, withExecInstall);
 registerCheck(tool);
 
 await tool.main();
