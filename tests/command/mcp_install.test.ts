@@ -235,25 +235,28 @@ describe("mcp install: an existing configuration keeps everything else", () => {
 });
 
 describe("mcp install: --dry-run and --print change nothing", () => {
-  it("--dry-run on an existing file: effect would_create, the entry it would add, and not a byte written", async () => {
-    const box = sandbox();
-    try {
-      const config = join(box.home, "claude_desktop_config.json");
-      const original = JSON.stringify(OTHER_CONFIG("mcpServers"));
-      writeFileSync(config, original);
-      const result = await install(box, ["--client", "claude-desktop", "--config", config, "--dry-run"]);
-      assert.equal(result.code, 0, result.stderr);
-      const data = onlyEnvelope(result.stdout).data;
-      assert.equal(data.effect, "would_create");
-      assert.equal(data.would_affect.before, null);
-      assert.deepEqual(data.would_affect.after, data.server);
-      assert.equal(data.would_affect.keeps_backup, true);
-      assert.equal(readFileSync(config, "utf8"), original);
-      assert.deepEqual(filesBelow(box.home), ["claude_desktop_config.json"]);
-    } finally {
-      box.cleanup();
-    }
-  });
+  for (const [client, shape] of Object.entries(CLIENTS)) {
+    it(`${client}: --dry-run on an existing file gives would_create and the entry it would add, and writes not a byte`, async () => {
+      const box = sandbox();
+      try {
+        const config = join(box.home, "config.json");
+        const original = JSON.stringify(OTHER_CONFIG(shape.key));
+        writeFileSync(config, original);
+        const result = await install(box, ["--client", client, "--config", config, "--dry-run"]);
+        assert.equal(result.code, 0, result.stderr);
+        const data = onlyEnvelope(result.stdout).data;
+        assert.equal(data.effect, "would_create");
+        assert.equal(data.would_affect.servers_key, shape.key);
+        assert.equal(data.would_affect.before, null);
+        assert.deepEqual(data.would_affect.after, data.server);
+        assert.equal(data.would_affect.keeps_backup, true);
+        assert.equal(readFileSync(config, "utf8"), original);
+        assert.deepEqual(filesBelow(box.home), ["config.json"]);
+      } finally {
+        box.cleanup();
+      }
+    });
+  }
 
   it("--dry-run against the default location creates neither the file nor its directory", async () => {
     const box = sandbox();
@@ -350,7 +353,7 @@ describe("mcp install: refusals leave the file as it was", () => {
       try {
         const config = join(box.home, "mcp.json");
         writeFileSync(config, text);
-        for (const client of ["cursor", "vscode"] as const) {
+        for (const client of Object.keys(CLIENTS)) {
           const result = await install(box, ["--client", client, "--config", config]);
           assert.equal(result.code, ExitCode.PRECONDITION, result.stdout);
           const envelope = onlyEnvelope(result.stdout);
@@ -366,35 +369,37 @@ describe("mcp install: refusals leave the file as it was", () => {
     });
   }
 
-  it("a server of the same name with another entry: exit 6 CONFLICT, untouched; --force replaces it and keeps a backup", async () => {
-    const box = sandbox();
-    try {
-      const config = join(box.home, "claude.json");
-      const original = JSON.stringify({
-        mcpServers: { notes: { command: "old", args: [] }, other: { command: "x" } },
-      });
-      writeFileSync(config, original);
-      const refused = await install(box, ["--client", "claude-desktop", "--config", config]);
-      assert.equal(refused.code, ExitCode.CONFLICT);
-      const error = onlyEnvelope(refused.stdout).error;
-      assert.equal(error.code, "SERVER_EXISTS");
-      assert.match(error.suggestion, /--force/);
-      assert.deepEqual(error.existing, { command: "old", args: [] });
-      assert.equal(readFileSync(config, "utf8"), original);
-      assert.deepEqual(backupsOf(config), []);
+  for (const [client, shape] of Object.entries(CLIENTS)) {
+    it(`${client}: a server of the same name with another entry is exit 6 CONFLICT, untouched; --force replaces it and keeps a backup`, async () => {
+      const box = sandbox();
+      try {
+        const config = join(box.home, "config.json");
+        const original = JSON.stringify({
+          [shape.key]: { notes: { command: "old", args: [] }, other: { command: "x" } },
+        });
+        writeFileSync(config, original);
+        const refused = await install(box, ["--client", client, "--config", config]);
+        assert.equal(refused.code, ExitCode.CONFLICT);
+        const error = onlyEnvelope(refused.stdout).error;
+        assert.equal(error.code, "SERVER_EXISTS");
+        assert.match(error.suggestion, /--force/);
+        assert.deepEqual(error.existing, { command: "old", args: [] });
+        assert.equal(readFileSync(config, "utf8"), original);
+        assert.deepEqual(backupsOf(config), []);
 
-      const forced = await install(box, ["--client", "claude-desktop", "--config", config, "--force"]);
-      assert.equal(forced.code, 0, forced.stderr);
-      const data = onlyEnvelope(forced.stdout).data;
-      assert.equal(data.effect, "updated");
-      assert.equal(readFileSync(data.backup, "utf8"), original);
-      const written = readJson(config);
-      assert.deepEqual(written.mcpServers.other, { command: "x" });
-      assert.deepEqual(written.mcpServers.notes, data.server);
-    } finally {
-      box.cleanup();
-    }
-  });
+        const forced = await install(box, ["--client", client, "--config", config, "--force"]);
+        assert.equal(forced.code, 0, forced.stderr);
+        const data = onlyEnvelope(forced.stdout).data;
+        assert.equal(data.effect, "updated");
+        assert.equal(readFileSync(data.backup, "utf8"), original);
+        const written = readJson(config);
+        assert.deepEqual(written[shape.key].other, { command: "x" });
+        assert.deepEqual(written[shape.key].notes, data.server);
+      } finally {
+        box.cleanup();
+      }
+    });
+  }
 
   it("the same entry again is a noop: no write, no backup", async () => {
     const box = sandbox();
