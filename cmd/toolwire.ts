@@ -4,14 +4,16 @@
  *
  *   toolwire manifest                                  its own contract
  *   toolwire mcp serve --exec "python3 tools/cli.py"   any manifest-printing CLI as an MCP server
+ *   toolwire mcp install --client claude-desktop --exec "python3 tools/cli.py"   registered with a client
  *   toolwire check -- python3 tools/cli.py             any CLI against REQ-C-032, from outside
  *   toolwire mcp snapshot --exec "<cli>" --output f    the tools it would serve, saved
  *   toolwire mcp diff --exec "<cli>" --snapshot f      drift between those tools and a saved or live list
  */
-import { createTool, registerMcpServe } from "../mod.ts";
+import { createTool, registerMcpInstall, registerMcpServe } from "../mod.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
 import { registerCheck } from "./check/check_command.ts";
 import { registerMcpDiff } from "./mcp_diff.ts";
+import { withExecInstall } from "./mcp_install_exec.ts";
 import { withExec } from "./mcp_serve_exec.ts";
 import { registerMcpSnapshot } from "./mcp_snapshot.ts";
 
@@ -19,9 +21,10 @@ const tool = createTool({
   name: "toolwire",
   version: FRAMEWORK_VERSION,
   description: "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
-  replaceBuiltins: ["mcp.serve"],
+  replaceBuiltins: ["mcp.serve", "mcp.install"],
 });
 registerMcpServe(tool, withExec);
+registerMcpInstall(tool, withExecInstall);
 registerCheck(tool);
 registerMcpSnapshot(tool);
 registerMcpDiff(tool);

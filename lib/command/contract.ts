@@ -3,6 +3,7 @@ import type { ProtocolLoop } from "../protocol/protocol_loop.ts";
 
 export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../protocol/protocol_loop.ts";
 import type { Warning } from "./envelope.ts";
+import type { OutputFormat } from "./framework_flags.ts";
 
 /** How severe the worst effect of a command is (REQ-C-002). */
 export type DangerLevel = "safe" | "mutating" | "destructive";
@@ -106,6 +107,12 @@ export interface CommandContract {
   output_formats?: readonly string[];
   /** Media types of the output (REQ-O-049). */
   output_media_types?: readonly string[];
+  /**
+   * The format when neither `--format` nor `<TOOL>_FORMAT` picks one, in place of "json unless stdout is a
+   * terminal": `"plain"` for a command whose output is a file's content (`tool completions bash > file`).
+   * `--format json` still gives one envelope.
+   */
+  default_format?: OutputFormat;
   /** The command starts an async job (REQ-C-022). */
   async?: boolean;
   /** The command leaves a background process running (REQ-C-010). */
@@ -118,6 +125,11 @@ export interface CommandContract {
   confirm_flag?: string;
   /** The command previews unless confirmed (REQ-O-048). */
   safe_default?: boolean;
+  /**
+   * A mutating command that can preview takes `--dry-run` too (destructive ones always do): it then
+   * changes nothing and returns `effect: "would_…"` with `would_affect`.
+   */
+  supports_dry_run?: boolean;
   /** Repeating the call has no further effect. */
   idempotent?: boolean;
   /** The command talks to the network (MCP `openWorldHint`). */
@@ -180,7 +192,7 @@ export interface CommandContext<
   args: PositionalValues<P>;
   /** Fires on timeout, signal or MCP cancellation; stop work and let `finally` blocks clean up. */
   signal: AbortSignal;
-  /** Destructive commands only: preview, change nothing, return `effect: "would_…"` and `would_affect` (REQ-C-004). */
+  /** Destructive commands, and mutating ones with `supports_dry_run`: preview, change nothing, return `effect: "would_…"` and `would_affect` (REQ-C-004). */
   dryRun: boolean;
   /** Reads an environment variable. */
   env(name: string): string | undefined;

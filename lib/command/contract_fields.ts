@@ -8,6 +8,6 @@ import type { CommandContract } from "./contract.ts";
 export const CONTRACT_FIELDS = [
   "description", "aliases", "danger_level", "required_scopes", "stdout", "protocol", "mcp", "arguments", "stderr",
   "stdin", "interactive", "streaming_default", "output_file", "output_schema", "output_formats",
-  "output_media_types", "async", "spawns_background_process", "cleanup_command", "max_lifetime_seconds",
-  "confirm_flag", "safe_default", "idempotent", "has_network_io", "examples",
+  "output_media_types", "default_format", "async", "spawns_background_process", "cleanup_command",
+  "max_lifetime_seconds", "confirm_flag", "safe_default", "supports_dry_run", "idempotent", "has_network_io", "examples",
 ] as const satisfies ReadonlyArray<keyof CommandContract>;

@@ -47,8 +47,8 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   const startedAt = monotonicMs();
   const parsed = parseArgv(argv, tool.registry.argvCatalog());
   const issues = parsed.issues;
-  const format = resolveFormat(tool, parsed, issues);
   const command = parsed.path === undefined ? undefined : tool.registry.get(parsed.path);
+  const format = resolveFormat(tool, parsed, issues, command?.definition.default_format);
 
   if (parsed.given.get("version") === true) return printVersion(tool, format, output, startedAt);
   if (parsed.given.get("help") === true) return printHelp(tool, parsed, command, output, issues);
@@ -123,7 +123,12 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   }
 }
 
-function resolveFormat(tool: DispatchTool, parsed: ParsedArgv, issues: InputIssue[]): OutputFormat {
+function resolveFormat(
+  tool: DispatchTool,
+  parsed: ParsedArgv,
+  issues: InputIssue[],
+  commandDefault: OutputFormat | undefined,
+): OutputFormat {
   const given = parsed.given.get("format") as OutputFormat | undefined;
   if (given !== undefined) return given;
   const variable = `${tool.envPrefix}_FORMAT`;
@@ -133,7 +138,8 @@ function resolveFormat(tool: DispatchTool, parsed: ParsedArgv, issues: InputIssu
     if ((FORMATS as readonly string[]).includes(fromEnv)) return fromEnv as OutputFormat;
     issues.push({ field: variable, message: `${variable} expects one of ${FORMATS.join(", ")}, got ${quote(fromEnv)}` });
   }
-  return isTerminal("stdout") ? "plain" : "json";
+  // A command whose output is a file's content (a completion script) declares plain, so `> file` writes the file.
+  return commandDefault ?? (isTerminal("stdout") ? "plain" : "json");
 }
 
 function resolveTimeout(

@@ -39,8 +39,9 @@ export const RESERVED_FLAG_NAMES: ReadonlySet<string> = new Set([
 
 /**
  * The framework flags one command accepts, from its declaration: mutating and destructive commands take
- * `--idempotency-key`, destructive ones `--dry-run` and `--confirm-destructive`, `output_file` ones
- * `--output`. Protocol commands take none of them (REQ-C-032).
+ * `--idempotency-key`, destructive ones `--dry-run` and `--confirm-destructive`, mutating ones with
+ * `supports_dry_run` `--dry-run`, `output_file` ones `--output`. Protocol commands take none of them
+ * (REQ-C-032).
  *
  * @example
  * ```ts
@@ -48,12 +49,13 @@ export const RESERVED_FLAG_NAMES: ReadonlySet<string> = new Set([
  * ```
  */
 export function frameworkFlagsFor(
-  contract: Pick<CommandContract, "danger_level" | "stdout" | "output_file">,
+  contract: Pick<CommandContract, "danger_level" | "stdout" | "output_file" | "supports_dry_run">,
 ): Record<string, FlagSpec> {
   if (contract.stdout === "protocol") return {};
   const flags: Record<string, FlagSpec> = {};
   const pick = (name: string) => (flags[name] = COMMAND_FRAMEWORK_FLAGS[name]!);
   if (contract.danger_level !== "safe") pick("idempotency-key");
+  if (contract.danger_level === "mutating" && contract.supports_dry_run === true) pick("dry-run");
   if (contract.danger_level === "destructive") {
     pick("dry-run");
     pick("confirm-destructive");

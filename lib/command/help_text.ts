@@ -48,6 +48,9 @@ export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): 
     lines.push(`Speaks ${entry.protocol} on stdin/stdout until stdin closes; stderr carries diagnostics.`);
   }
   if (entry.mcp === false) lines.push("Not offered as an MCP tool: run it from the command line.");
+  if (entry.default_format === "plain") {
+    lines.push("Prints plain text even when stdout is not a terminal; --format json gives one envelope instead.");
+  }
   lines.push("", "Exit codes:");
   lines.push(...table(Object.entries(entry.exit_codes).map(([code, e]) => [`${code.padStart(3)} ${e.name}`, e.description])));
   if (entry.examples?.length) {

@@ -4,8 +4,17 @@
  */
 import "./builtin_manifest.ts";
 import "./builtin_mcp_serve.ts";
+import "./builtin_mcp_install.ts";
+import "./builtin_completions.ts";
 
 export { type McpServeDefinition, type McpServeFlags, registerMcpServe } from "./builtin_mcp_serve.ts";
+export {
+  installMcpServer,
+  type McpInstallDefinition,
+  type McpInstallFlags,
+  registerMcpInstall,
+  type ServeTarget,
+} from "./builtin_mcp_install.ts";
 export * from "./cancellation.ts";
 export * from "./command_error.ts";
 export * from "./contract.ts";

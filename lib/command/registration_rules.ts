@@ -2,7 +2,7 @@ import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from ".
 import { RegistrationError } from "./command_error.ts";
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PATH = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$/;
@@ -322,10 +322,24 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Su
   if (d.output_schema !== undefined && (typeof d.output_schema !== "object" || d.output_schema === null || Array.isArray(d.output_schema))) {
     fail("output_schema", "must be a JSON Schema object");
   }
-  for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "idempotent", "has_network_io"]) {
+  for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "supports_dry_run", "idempotent", "has_network_io"]) {
     if (d[field] !== undefined && typeof d[field] !== "boolean") fail(field, "must be a boolean");
   }
+  checkOutputChoices(d, fail);
   checkManifestShapes(d, fail);
+}
+
+// Both concern one invocation's output and effect on the command line; a protocol session has neither: its
+// stdout is the protocol, and each request it answers previews or confirms inside the protocol.
+function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
+  if (d.default_format !== undefined) {
+    if (!(FORMATS as readonly unknown[]).includes(d.default_format)) fail("default_format", `must be one of ${FORMATS.join(", ")}`);
+    if (d.stdout === "protocol") fail("default_format", "a protocol command writes no envelope to stdout, in any format");
+  }
+  if (d.supports_dry_run === true) {
+    if (d.stdout === "protocol") fail("supports_dry_run", "a protocol command does not accept --dry-run (REQ-C-032)");
+    if (d.danger_level === "safe") fail("supports_dry_run", "a safe command changes nothing, so it has nothing to preview");
+  }
 }
 
 // The manifest serialises these fields as declared, so a malformed value here would publish a manifest that

@@ -33,10 +33,11 @@ export interface ToolOptions {
   idempotencyLifetimeSeconds?: number;
   /**
    * Built-in commands the tool registers itself instead, at the same path — `mcp.serve` through
-   * {@linkcode registerMcpServe}, say, to serve more than the tool's own commands. Every tool keeps the
-   * built-in `manifest`. @default []
+   * {@linkcode registerMcpServe}, say, to serve more than the tool's own commands, and `mcp.install` through
+   * {@linkcode registerMcpInstall} to register what that server needs. Every tool keeps the built-in
+   * `manifest` and `completions`. @default []
    */
-  replaceBuiltins?: readonly "mcp.serve"[];
+  replaceBuiltins?: readonly ("mcp.serve" | "mcp.install")[];
 }
 
 /** A hook that registers a built-in command on every tool; see {@linkcode registerBuiltin}. */

@@ -1,0 +1,124 @@
+/**
+ * `toolwire mcp install`: the built-in, which registers toolwire's own server, plus `--exec "<cli …>"`,
+ * which registers `toolwire mcp serve --exec "<cli …>"` — any manifest-printing CLI as an MCP server.
+ */
+import {
+  installMcpServer,
+  type McpInstallDefinition,
+  type McpInstallFlags,
+} from "../lib/command/builtin_mcp_install.ts";
+import { CommandError } from "../lib/command/command_error.ts";
+import { splitCommandLine } from "../lib/command/command_line.ts";
+import type { CommandDefinition } from "../lib/command/contract.ts";
+import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
+import { ExitCode } from "../lib/exit_code.ts";
+import { absolutePath } from "../lib/runtime/config_file.ts";
+
+const EXEC_INSTALL_FLAGS = {
+  exec: {
+    type: "string",
+    description:
+      "Register `toolwire mcp serve --exec` for this CLI instead of toolwire's own server; its manifest is checked first",
+  },
+  cwd: {
+    type: "string",
+    description:
+      "Working directory of the --exec CLI, registered as an absolute path (default: this directory)",
+  },
+  "call-timeout": {
+    type: "number",
+    description: "Registered as `mcp serve --call-timeout`: seconds a bridged call may run",
+  },
+} as const;
+
+/**
+ * The `mcp install` of the toolwire binary: the built-in, extended with `--exec`, `--cwd` and
+ * `--call-timeout`. With `--exec` the CLI's manifest is loaded and checked as `mcp serve --exec` would —
+ * 4 when it prints no valid manifest, 5 when it cannot be started — and the server is named after the tool
+ * the manifest describes unless `--name` is given.
+ *
+ * @example
+ * ```ts
+ * registerMcpInstall(tool, withExecInstall);
+ * ```
+ */
+export function withExecInstall(
+  builtin: McpInstallDefinition,
+): CommandDefinition<McpInstallFlags & typeof EXEC_INSTALL_FLAGS> {
+  return {
+    ...builtin,
+    description:
+      "Register an MCP server with an MCP client: toolwire's own, or with --exec `toolwire mcp serve --exec` for any CLI that prints a manifest",
+    flags: { ...builtin.flags, ...EXEC_INSTALL_FLAGS },
+    exit_codes: {
+      ...builtin.exit_codes,
+      "4": {
+        name: "PRECONDITION",
+        description:
+          "The --exec CLI printed no valid manifest, or the configuration is not a JSON object; nothing was changed",
+        retryable: false,
+        side_effects: "none",
+      },
+      "5": {
+        name: "NOT_FOUND",
+        description:
+          "The --exec program or the --cwd directory does not exist or cannot be run; nothing was changed",
+        retryable: false,
+        side_effects: "none",
+      },
+    },
+    examples: [
+      ...builtin.examples ?? [],
+      {
+        description: "Register a Python CLI's commands with Claude Desktop",
+        command: `toolwire mcp install --client claude-desktop --exec "python3 tools/cli.py" --cwd ./project`,
+      },
+    ],
+    run: async (ctx) => {
+      const exec = ctx.flags.exec;
+      const callTimeout = ctx.flags["call-timeout"];
+      if (exec === undefined) {
+        for (const [flag, value] of [["cwd", ctx.flags.cwd], ["call-timeout", callTimeout]] as const) {
+          if (value !== undefined) {
+            throw new CommandError(ExitCode.ARG_ERROR, `--${flag} applies only with --exec`);
+          }
+        }
+        return builtin.run(ctx);
+      }
+      if (callTimeout !== undefined && !(callTimeout >= 0)) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`,
+        );
+      }
+      const split = splitCommandLine(exec);
+      if ("error" in split) throw new CommandError(ExitCode.ARG_ERROR, `--exec: ${split.error}`);
+      if (split.argv.length === 0) {
+        throw new CommandError(ExitCode.ARG_ERROR, "--exec is empty: name the CLI to register");
+      }
+      // The client starts the server from a directory of its own choosing: a relative path in --exec works
+      // only from a fixed, absolute working directory.
+      const cwd = absolutePath(ctx.flags.cwd ?? ".");
+      const manifest = await loadExecManifest({ argv: split.argv, cwd, callTimeoutMs: 0 }, ctx.signal);
+      const defaultName = manifest.tool?.name ?? ctx.flags.name;
+      if (defaultName === undefined) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          "the CLI's manifest names no tool: give the server a --name",
+        );
+      }
+      return installMcpServer(ctx, {
+        serveArgs: [
+          "mcp",
+          "serve",
+          "--exec",
+          exec,
+          "--cwd",
+          cwd,
+          ...(callTimeout === undefined ? [] : ["--call-timeout", String(callTimeout)]),
+        ],
+        defaultName,
+      });
+    },
+  };
+}
