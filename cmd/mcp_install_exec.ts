@@ -10,6 +10,7 @@ import {
 import { CommandError } from "../lib/command/command_error.ts";
 import { splitCommandLine } from "../lib/command/command_line.ts";
 import type { CommandDefinition } from "../lib/command/contract.ts";
+import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { absolutePath } from "../lib/runtime/config_file.ts";
@@ -99,12 +100,13 @@ export function withExecInstall(
       // The client starts the server from a directory of its own choosing: a relative path in --exec works
       // only from a fixed, absolute working directory.
       const cwd = absolutePath(ctx.flags.cwd ?? ".");
-      const manifest = await loadExecManifest({ argv: split.argv, cwd, callTimeoutMs: 0 }, ctx.signal);
-      const defaultName = manifest.tool?.name ?? ctx.flags.name;
+      const target = { argv: split.argv, cwd, callTimeoutMs: 0 };
+      await loadExecManifest(target, ctx.signal);
+      const defaultName = ctx.flags.name ?? (await loadExecIdentity(target, ctx.signal))?.name;
       if (defaultName === undefined) {
         throw new CommandError(
           ExitCode.ARG_ERROR,
-          "the CLI's manifest names no tool: give the server a --name",
+          "the CLI's --version names no tool: give the server a --name",
         );
       }
       return installMcpServer(ctx, {
