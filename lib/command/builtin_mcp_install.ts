@@ -65,7 +65,7 @@ function builtinDefinition(tool: Tool): McpInstallDefinition {
       "6": {
         name: "CONFLICT",
         description:
-          "A server of that name has another entry (--force replaces it), or the idempotency key was used with other arguments; nothing was changed",
+          "A server of that name has another entry (--force replaces it), or the idempotency key was reused; nothing changed",
         retryable: false,
         side_effects: "none",
       },

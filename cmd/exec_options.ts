@@ -1,0 +1,160 @@
+/**
+ * The flags that name a CLI to bridge and say how to run it — `--exec`, `--cwd`, `--call-timeout`,
+ * `--env-allow`, `--max-output-bytes` — and what they become: one place for `mcp serve`, `mcp listen` and
+ * `mcp install`, so the three read them alike.
+ */
+import { CommandError } from "../lib/command/command_error.ts";
+import { quoteCommandLine, splitCommandLine } from "../lib/command/command_line.ts";
+import type { FlagValues } from "../lib/command/contract.ts";
+import { STDOUT_BYTES } from "../lib/command/child_run.ts";
+import { execCatalog, type ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
+import { envAllowList, execEnvironment } from "../lib/command/mcp/exec_environment.ts";
+import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
+import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
+import type { ToolCatalog } from "../lib/protocol/mcp/tool_catalog.ts";
+import { limitMs } from "../lib/command/time_limit.ts";
+import { ExitCode } from "../lib/exit_code.ts";
+import { FRAMEWORK_VERSION } from "../lib/version.ts";
+
+/** Seconds a bridged call may run when `--call-timeout` is not given. */
+export const DEFAULT_CALL_TIMEOUT_SECONDS = 60;
+
+/** The flags of a bridged CLI. */
+export const EXEC_FLAGS = {
+  exec: {
+    type: "string",
+    description: "The CLI whose commands are served: a command line, split like a shell would but never run by one",
+  },
+  cwd: { type: "string", description: "Working directory of the --exec CLI, for its manifest and every call" },
+  "call-timeout": {
+    type: "number",
+    description:
+      `Seconds a bridged call may run before its process group is stopped with TIMEOUT; 0 = no limit (default ${DEFAULT_CALL_TIMEOUT_SECONDS})`,
+  },
+  "env-allow": {
+    type: "array",
+    description:
+      "Pass the --exec CLI only these environment variables (repeat, or a comma list; '' for none) plus PATH, HOME and the other basics; without it the CLI inherits the server's whole environment",
+  },
+  "max-output-bytes": {
+    type: "integer",
+    description: `Most stdout bytes of a bridged call kept, the last ones; beyond it the first are dropped (default ${STDOUT_BYTES})`,
+  },
+} as const;
+
+/** The values of {@linkcode EXEC_FLAGS}. */
+export type ExecFlagValues = FlagValues<typeof EXEC_FLAGS>;
+
+/**
+ * The argv of a command-line flag's value, split as a POSIX shell splits words but never run by one; an
+ * empty or unbalanced one is an ARG_ERROR naming the flag.
+ *
+ * @example
+ * ```ts
+ * commandLineArgv("server", "notes mcp serve"); // ["notes", "mcp", "serve"]
+ * ```
+ */
+export function commandLineArgv(flag: string, line: string): string[] {
+  const split = splitCommandLine(line);
+  if ("error" in split) {
+    throw new CommandError(ExitCode.ARG_ERROR, `--${flag}: ${split.error}`, {
+      suggestion: `quote the command line as a shell would: --${flag} "python3 'my tool.py' --profile dev"`,
+    });
+  }
+  if (split.argv.length === 0) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} is empty: name a program`);
+  return split.argv;
+}
+
+/**
+ * Refuses the flags that only mean something with `--exec` when it is absent.
+ *
+ * @example
+ * ```ts
+ * if (ctx.flags.exec === undefined) refuseWithoutExec(ctx.flags);
+ * ```
+ */
+export function refuseWithoutExec(flags: ExecFlagValues): void {
+  const given = [
+    ["cwd", flags.cwd],
+    ["call-timeout", flags["call-timeout"]],
+    ["env-allow", flags["env-allow"].length === 0 ? undefined : flags["env-allow"]],
+    ["max-output-bytes", flags["max-output-bytes"]],
+  ] as const;
+  for (const [flag, value] of given) {
+    if (value !== undefined) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} applies only with --exec`);
+  }
+}
+
+/**
+ * How to run the bridged CLI, from its flags, checked: ARG_ERROR for a bad command line, time limit, output
+ * cap or variable name. `cwd` overrides `--cwd` (an install fixes it as an absolute path).
+ *
+ * @example
+ * ```ts
+ * const target = execTarget(exec, ctx.flags);
+ * ```
+ */
+export function execTarget(exec: string, flags: ExecFlagValues, cwd: string | undefined = flags.cwd): ExecTarget {
+  const callTimeout = flags["call-timeout"];
+  const maxOutputBytes = flags["max-output-bytes"];
+  if (callTimeout !== undefined && !(callTimeout >= 0)) {
+    throw new CommandError(ExitCode.ARG_ERROR, `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`);
+  }
+  if (maxOutputBytes !== undefined && maxOutputBytes < 1024) {
+    throw new CommandError(ExitCode.ARG_ERROR, `--max-output-bytes expects at least 1024, got ${maxOutputBytes}`);
+  }
+  const allowed = flags["env-allow"];
+  const env = execEnvironment(allowed.length === 0 ? undefined : envAllowList(allowed));
+  return {
+    argv: commandLineArgv("exec", exec),
+    ...(cwd === undefined ? {} : { cwd }),
+    callTimeoutMs: limitMs(callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS),
+    ...(env === undefined ? {} : { env }),
+    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
+  };
+}
+
+/**
+ * The flags that make `toolwire mcp serve` run the same CLI the same way: what an install registers.
+ *
+ * @example
+ * ```ts
+ * execServeArgs("python3 cli.py", ctx.flags, "/srv/project"); // ["--exec", "python3 cli.py", "--cwd", "/srv/project"]
+ * ```
+ */
+export function execServeArgs(exec: string, flags: ExecFlagValues, cwd: string): string[] {
+  const args = ["--exec", exec, "--cwd", cwd];
+  if (flags["call-timeout"] !== undefined) args.push("--call-timeout", String(flags["call-timeout"]));
+  for (const name of flags["env-allow"]) args.push("--env-allow", name);
+  if (flags["max-output-bytes"] !== undefined) args.push("--max-output-bytes", String(flags["max-output-bytes"]));
+  return args;
+}
+
+/** A bridged CLI made ready to serve: its tools, and how the server introduces itself. */
+export interface PreparedExec {
+  catalog: ToolCatalog;
+  serverInfo: { name: string; version: string };
+  instructions: string;
+}
+
+/**
+ * Reads and checks the CLI's manifest (4 when it prints no valid one, 5 when it cannot be started), asks
+ * its `--version` for the server's name, and builds the catalog every session shares.
+ *
+ * @example
+ * ```ts
+ * const { catalog, serverInfo, instructions } = await prepareExec(target, { readOnly: false }, ctx.signal);
+ * ```
+ */
+export async function prepareExec(target: ExecTarget, filter: { readOnly: boolean }, signal: AbortSignal): Promise<PreparedExec> {
+  const manifest = await loadExecManifest(target, signal);
+  const identity = await loadExecIdentity(target, signal);
+  const catalog = await execCatalog(target, manifest, filter);
+  const shown = quoteCommandLine(target.argv);
+  return {
+    catalog,
+    serverInfo: { name: identity?.name ?? "toolwire", version: identity?.version ?? FRAMEWORK_VERSION },
+    instructions: `${identity?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
+      "as a child process; results are its JSON envelope.",
+  };
+}
