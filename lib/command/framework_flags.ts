@@ -124,8 +124,7 @@ export function frameworkExitCodes(contract: Pick<CommandContract, "danger_level
     };
     table[ExitCode.CONFLICT] = {
       name: "CONFLICT",
-      description: "The idempotency key was already used with other arguments, or by a call whose outcome is " +
-        "unknown (it ended without recording a result); nothing was done",
+      description: "The idempotency key was used with other arguments, or by a call whose outcome is unknown; nothing was done",
       retryable: false,
       side_effects: "none",
     };

@@ -1,3 +1,4 @@
+import { missingPermission } from "./permission.ts";
 import type * as NodeFs from "node:fs/promises";
 import type * as NodeOs from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -404,8 +405,16 @@ function isProcessAlive(pid: number): boolean {
 
 let host: string | undefined;
 
+/** This host's name; "" when the runtime may not ask (Deno without --allow-sys): then every lock is local. */
 function hostName(): string {
-  return host ??= os().hostname();
+  if (host !== undefined) return host;
+  try {
+    host = os().hostname();
+  } catch (error) {
+    if (missingPermission(error) === undefined) throw error;
+    host = "";
+  }
+  return host;
 }
 
 function newToken(): string {

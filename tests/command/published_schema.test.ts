@@ -52,6 +52,8 @@ const TOOLWIRE_ENTRY_MEMBERS = [
   "idempotent",
   "has_network_io",
   "requires_confirmation",
+  "supports_dry_run",
+  "default_format",
 ];
 
 /** The manifest with every command entry's extension members removed: what the published schema describes. */
