@@ -18,9 +18,14 @@ export class CliOutput {
   #stdout: SerialWriter | undefined;
   readonly #stderr = new SerialWriter({ write: stdioWrite("stderr") });
 
-  /** Writes one line (a newline is added) to stdout or stderr. */
+  /**
+   * Writes one line (a newline is added) to stdout or stderr. A stdout line waits until every stderr line
+   * written before it has left the process: the two streams have writers of their own, and a person who
+   * sees both in one terminal must see a handler's log lines before the result they led to.
+   */
   line(stream: "stdout" | "stderr", text: string): Promise<void> {
-    return this.#writer(stream).write(`${text}\n`);
+    if (stream === "stderr") return this.#stderr.write(`${text}\n`);
+    return this.#stderr.flush().then(() => this.#writer("stdout").write(`${text}\n`));
   }
 
   /** Writes one envelope as one JSON line (REQ-F-004); resolves to the exit code the written envelope carries. */
