@@ -15,14 +15,9 @@ registerBuiltin("manifest", (tool) => {
         schema_version: { type: "string" },
         framework_version: { type: "string" },
         etag: { type: "string" },
-        tool: {
-          type: "object",
-          properties: { name: { type: "string" }, version: { type: "string" }, description: { type: "string" } },
-          required: ["name", "version", "description"],
-        },
         commands: { type: "object", additionalProperties: { type: "object" }, description: "Each command's contract, by dotted path" },
       },
-      required: ["schema_version", "framework_version", "etag", "tool", "commands"],
+      required: ["schema_version", "framework_version", "etag", "commands"],
     },
     exit_codes: {
       "0": { name: "SUCCESS", description: "The manifest, or not_modified when the etag matches", retryable: false, side_effects: "none" },

@@ -79,3 +79,22 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
     return { text, exitCode: ExitCode.GENERAL_ERROR };
   }
 }
+
+/**
+ * The envelope as JSON mode would print it: data that cannot be serialised (a cycle, a BigInt, nesting too
+ * deep) becomes the same GENERAL_ERROR envelope, so plain output fails the way JSON output does instead of in
+ * the renderer.
+ *
+ * @example
+ * ```ts
+ * const shown = serialisableEnvelope(envelope); // envelope itself when it serialises
+ * ```
+ */
+export function serialisableEnvelope(envelope: ResponseEnvelope): ResponseEnvelope {
+  try {
+    JSON.stringify(envelope);
+    return envelope;
+  } catch {
+    return JSON.parse(envelopeJson(envelope).text) as ResponseEnvelope;
+  }
+}

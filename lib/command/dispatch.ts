@@ -1,6 +1,6 @@
 import { getEnv, isTerminal, monotonicMs, optionalEnv, redirectStrayStdout } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
-import type { CliOutput } from "./cli_output.ts";
+import { type CliOutput, serialisableEnvelope } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { executeCommand } from "./executor.ts";
@@ -229,6 +229,7 @@ async function printResult(
   output: CliOutput,
 ): Promise<number> {
   if (format === "json") return await output.envelope("stdout", envelope);
+  envelope = serialisableEnvelope(envelope);
   const errStyle = textStyle("stderr", format);
   for (const warning of envelope.warnings) void output.line("stderr", `${errStyle.warning("warning:")} ${warning.message}`);
   // A failure that carries data (a report of what failed) shows it as a success would, then the error.

@@ -19,60 +19,51 @@ const INDENT = "  ";
  */
 export function renderPlainData(data: unknown, style: TextStyle = NO_STYLE): string {
   if (data === null || data === undefined) return "";
-  return renderValue(data, style, 0, []).join("\n");
+  return renderValue(data, style, 0).join("\n");
 }
 
-/** The lines of any value at block level. */
-function renderValue(value: unknown, style: TextStyle, depth: number, ancestors: object[]): string[] {
+/** The lines of any value at block level; the value is JSON data (the caller checked it serialises). */
+function renderValue(value: unknown, style: TextStyle, depth: number): string[] {
   if (typeof value !== "object" || value === null) return scalarLines(value);
-  if (ancestors.includes(value)) {
-    throw new TypeError("the result refers to itself (a cycle) and cannot be shown");
-  }
   if (depth >= MAX_BLOCK_DEPTH) return [cleanText(JSON.stringify(value))];
-  const inside = [...ancestors, value];
-  if (Array.isArray(value)) return renderList(value, style, depth, inside);
-  return renderObject(value as Record<string, unknown>, style, depth, inside);
+  if (Array.isArray(value)) return renderList(value, style, depth);
+  return renderObject(value as Record<string, unknown>, style, depth);
 }
 
-function renderObject(
-  object: Record<string, unknown>,
-  style: TextStyle,
-  depth: number,
-  ancestors: object[],
-): string[] {
+function renderObject(object: Record<string, unknown>, style: TextStyle, depth: number): string[] {
   const rows = Object.entries(object);
   if (rows.length === 0) return [];
-  const width = Math.max(...rows.map(([key]) => cleanText(key).length));
+  const width = widest(rows.map(([key]) => cleanText(key).length));
   const lines: string[] = [];
   for (const [key, value] of rows) {
     const label = `${cleanText(key)}:`;
     if (isBlock(value)) {
-      const block = renderValue(value, style, depth + 1, ancestors);
-      lines.push(label, ...block.map((line) => indent(line)));
+      const block = renderValue(value, style, depth + 1);
+      lines.push(label);
+      append(lines, block.map(indent));
       continue;
     }
     // A multi-line string continues under its first line, aligned with it.
     const [first = "", ...rest] = inlineLines(value);
     const head = `${label.padEnd(width + 1)} `;
-    lines.push(
-      `${head}${first}`.trimEnd(),
-      ...rest.map((line) => `${" ".repeat(head.length)}${line}`.trimEnd()),
-    );
+    lines.push(`${head}${first}`.trimEnd());
+    append(lines, rest.map((line) => `${" ".repeat(head.length)}${line}`.trimEnd()));
   }
   return lines;
 }
 
-function renderList(items: unknown[], style: TextStyle, depth: number, ancestors: object[]): string[] {
+function renderList(items: unknown[], style: TextStyle, depth: number): string[] {
   if (items.length === 0) return ["(none)"];
   if (items.every(isScalar)) return items.flatMap(scalarLines);
   if (items.every(isFlatObject)) return renderTable(items as Record<string, unknown>[], style);
   const lines: string[] = [];
   for (const item of items) {
     const block = typeof item === "object" && item !== null
-      ? renderValue(item, style, depth + 1, ancestors)
+      ? renderValue(item, style, depth + 1)
       : inlineLines(item);
     const [first = "", ...rest] = block;
-    lines.push(`- ${first}`.trimEnd(), ...rest.map((line) => indent(line)));
+    lines.push(`- ${first}`.trimEnd());
+    append(lines, rest.map(indent));
   }
   return lines;
 }
@@ -81,9 +72,7 @@ function renderTable(rows: Record<string, unknown>[], style: TextStyle): string[
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const cells = rows.map((row) => columns.map((column) => cell(row[column])));
   const headings = columns.map(cleanText);
-  const widths = headings.map((heading, i) =>
-    Math.max(heading.length, ...cells.map((row) => row[i]!.length))
-  );
+  const widths = headings.map((heading, i) => widest(cells.map((row) => row[i]!.length), heading.length));
   const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join("  ").trimEnd();
   return [style.heading(line(headings)), ...cells.map(line)];
 }
@@ -126,13 +115,24 @@ function cell(value: unknown): string {
   return cleanText(String(value).replaceAll(/\r?\n/g, " "));
 }
 
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
 /** Control characters (escape sequences, carriage returns, tabs) shown as `\u001b` & co. */
 function cleanText(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replaceAll(
-    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return text.replaceAll(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The largest of the lengths: a loop, since spreading a long list into `Math.max` overflows the stack. */
+function widest(lengths: number[], least = 0): number {
+  let most = least;
+  for (const length of lengths) if (length > most) most = length;
+  return most;
+}
+
+/** Appends one by one: `push(...more)` overflows the stack on a long list. */
+function append(lines: string[], more: string[]): void {
+  for (const line of more) lines.push(line);
 }
 
 function indent(line: string): string {
@@ -172,10 +172,8 @@ export function renderPlainError(
     }
   }
   if (typeof error.preview === "object" && error.preview !== null) {
-    lines.push(
-      "  would change:",
-      ...renderPlainData(error.preview).split("\n").map((line) => `    ${line}`.trimEnd()),
-    );
+    lines.push("  would change:");
+    append(lines, renderPlainData(error.preview).split("\n").map((line) => `    ${line}`.trimEnd()));
   }
   if (error.suggestion) lines.push(`  next: ${text(error.suggestion)}`);
   return lines.join("\n");

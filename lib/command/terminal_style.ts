@@ -4,10 +4,12 @@
  * unless the environment says otherwise:
  *
  * - `NO_COLOR` set to anything but the empty string: never (an explicit opt-out wins);
- * - `FORCE_COLOR` set: always, even into a pipe, except `FORCE_COLOR=0` or `false`, which means never;
+ * - `FORCE_COLOR=0` or `FORCE_COLOR=false`: never;
+ * - `FORCE_COLOR` set to anything else but the empty string: always, even into a pipe;
  * - `TERM=dumb`: never.
  *
- * Without environment access (Deno without `--allow-env`) the variables count as unset.
+ * An empty value counts as unset, and so does a variable the runtime may not read (Deno without
+ * `--allow-env`).
  * @module
  */
 import { isTerminal, optionalEnv } from "../runtime/mod.ts";
@@ -66,7 +68,7 @@ export function colourWanted(stream: "stdout" | "stderr"): boolean {
   const noColor = optionalEnv("NO_COLOR");
   if (noColor !== undefined && noColor !== "") return false;
   const force = optionalEnv("FORCE_COLOR");
-  if (force !== undefined) return force !== "0" && force !== "false";
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
   return isTerminal(stream) && optionalEnv("TERM") !== "dumb";
 }
 

@@ -5,12 +5,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { modern, WireSession } from "../helpers/mcp_wire.ts";
-import { NOTES, onlyEnvelope, programArgv, run, type RunResult, tempDir } from "../helpers/run.ts";
+import { NOTES, onlyEnvelope, programArgv, ROOT, run, type RunResult, tempDir } from "../helpers/run.ts";
 
 const TERM = programArgv("tests/fixtures/terminal.ts");
 const ESC = "\u001b[";
 const FORCED = { FORCE_COLOR: "1", NO_COLOR: "" };
+
+/** One word for sh, quoted. */
+const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** notes with one note in a fresh NOTES_HOME, for the length of `body`. */
 async function withNotes(body: (env: Record<string, string>) => Promise<void>): Promise<void> {
@@ -51,14 +56,16 @@ describe("colour", () => {
     assert.ok(bad.stderr.startsWith(`term: ${ESC}31merror:${ESC}39m`), bad.stderr);
   });
 
-  it("NO_COLOR (any non-empty value) wins over FORCE_COLOR; FORCE_COLOR=0 and false turn colour off", async () => {
+  it("NO_COLOR (any non-empty value) wins over FORCE_COLOR; FORCE_COLOR=0 and false turn colour off, empty is unset", async () => {
+    const settings = [
+      { NO_COLOR: "1", FORCE_COLOR: "1" },
+      { NO_COLOR: "0", FORCE_COLOR: "1" },
+      { NO_COLOR: "", FORCE_COLOR: "0" },
+      { NO_COLOR: "", FORCE_COLOR: "false" },
+      { NO_COLOR: "", FORCE_COLOR: "" },
+    ];
     await withNotes(async (env) => {
-      for (
-        const colour of [{ NO_COLOR: "1", FORCE_COLOR: "1" }, { NO_COLOR: "0", FORCE_COLOR: "1" }, {
-          NO_COLOR: "",
-          FORCE_COLOR: "0",
-        }, { NO_COLOR: "", FORCE_COLOR: "false" }]
-      ) {
+      for (const colour of settings) {
         const label = JSON.stringify(colour);
         assertNoColour(
           await run([...NOTES, "list", "--format", "plain"], { env: { ...env, ...colour } }),
@@ -117,7 +124,6 @@ describe("colour", () => {
   it("on a terminal: plain output by default, coloured; NO_COLOR=1 turns colour off", {
     skip: script.status !== 0 && "no script(1)",
   }, async () => {
-    const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
     const inTerminal = (env: Record<string, string>) =>
       run(["script", "-qec", [...TERM, "chatty", "--lines", "1"].map(shellQuote).join(" "), "/dev/null"], {
         env: { TERM: "xterm", FORCE_COLOR: "", ...env },
@@ -136,6 +142,36 @@ describe("colour", () => {
       "warning: this command talks a lot",
       "result: the answer",
     ]);
+  });
+});
+
+describe("Deno at a terminal with least privilege", () => {
+  const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
+  const deno = denoGlobal?.execPath() ?? join(ROOT, "node_modules", "deno", "deno");
+  const script = spawnSync("script", ["--version"], { encoding: "utf8" });
+  const skip = !existsSync(deno) ? "no Deno binary" : script.status !== 0 ? "no script(1)" : false;
+
+  it("never stops to prompt for NO_COLOR, FORCE_COLOR, TERM or NOTES_FORMAT: unread, they count as unset", {
+    skip,
+  }, async () => {
+    const home = tempDir();
+    try {
+      const scoped = ["--allow-env=NOTES_HOME", `--allow-read=${home.path}`, `--allow-write=${home.path}`];
+      const notes = [deno, "run", "--quiet", ...scoped, join(ROOT, "examples", "notes", "main.ts"), "list"];
+      // In a terminal Deno prompts for an ungranted read; the prompt would wait on a stdin nobody answers.
+      const result = await run(["script", "-qec", notes.map(shellQuote).join(" "), "/dev/null"], {
+        env: { NOTES_HOME: home.path, TERM: "xterm", ...FORCED },
+        timeoutMs: 15_000,
+      });
+      assert.equal(result.code, 0, result.stdout);
+      assert.equal(
+        result.stdout.replaceAll("\r", ""),
+        "(none)\n",
+        "plain output, uncoloured: FORCE_COLOR was not read",
+      );
+    } finally {
+      home.cleanup();
+    }
   });
 });
 
@@ -171,6 +207,30 @@ describe("plain output of nested results", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("prints a table of 300 000 rows, and data too deep for JSON fails as in JSON mode, without a stack trace", async () => {
+    const lab = programArgv("tests/fixtures/lab.ts");
+    const long = await run([...lab, "export", "--rows", "300000", "--format", "plain"]);
+    assert.equal(long.code, 0, long.stderr.slice(0, 500));
+    const lines = long.stdout.split("\n");
+    assert.deepEqual([lines[0], lines[1], lines[2], lines[300001], lines.length], [
+      "rows:",
+      "  n",
+      "  0",
+      "  299999",
+      300003,
+    ]);
+    // Whether the runtime's JSON.stringify manages 100 000 levels differs (Node: no; Deno: yes); plain output
+    // must end as JSON output does either way, and never in a stack trace.
+    const json = await run([...lab, "nest", "--depth", "100000", "--format", "json"]);
+    const plain = await run([...lab, "nest", "--depth", "100000", "--format", "plain"]);
+    assert.equal(plain.code, json.code, plain.stderr.slice(0, 500));
+    if (json.code !== 0) {
+      assert.match(onlyEnvelope(json.stdout).error.message, /could not be serialised as JSON/);
+      assert.match(plain.stderr, /^lab: error: the result could not be serialised as JSON/);
+    }
+    for (const result of [json, plain]) assert.doesNotMatch(result.stderr, /^\s+at /m, "no stack trace");
   });
 
   it("shows what a destructive command would change as a readable block", async () => {
