@@ -339,7 +339,7 @@ function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
     if (d.stdout === "protocol") fail("default_format", "a protocol command writes no envelope to stdout, in any format");
   }
   if (d.supports_dry_run === true) {
-    if (d.stdout === "protocol") fail("supports_dry_run", "a protocol command does not accept --dry-run (REQ-C-032)");
+    if (d.stdout === "protocol") fail("supports_dry_run", "a protocol command does not accept --dry-run: it serves a protocol, not a one-shot invocation");
     if (d.danger_level === "safe") fail("supports_dry_run", "a safe command changes nothing, so it has nothing to preview");
   }
 }
