@@ -146,9 +146,7 @@ function flagSchema(spec: FlagEntry): Record<string, unknown> {
 }
 
 /** `data` of a command that declares no `output_schema`: any JSON value, spelled so every client can read it. */
-const ANY_JSON: Record<string, unknown> = {
-  anyOf: ["object", "array", "string", "number", "boolean", "null"].map((type) => ({ type })),
-};
+const JSON_TYPES = ["object", "array", "string", "number", "boolean", "null"] as const;
 
 /**
  * The JSON Schema of a command's envelope as an MCP `outputSchema`: every tool result's `structuredContent`
@@ -167,7 +165,7 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
     type: "object",
     properties: {
       ok: { type: "boolean" },
-      data: dataSchema === undefined ? ANY_JSON : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
+      data: dataSchema === undefined ? { anyOf: JSON_TYPES.map((type) => ({ type })) } : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
       error: {
         anyOf: [
           { type: "null" },
