@@ -23,6 +23,18 @@ const storeFor = (env: (name: string) => string | undefined) => new NoteStore(no
 
 const summary = (note: Note) => ({ id: note.id, title: note.title, tags: note.tags });
 
+// What the commands return, declared so MCP clients get typed results (each tool's outputSchema).
+const summarySchema = {
+  type: "object",
+  properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+  required: ["id", "title", "tags"],
+};
+const noteSchema = {
+  type: "object",
+  properties: { ...summarySchema.properties, body: { type: "string" }, created_at: { type: "string", description: "ISO 8601 time" } },
+  required: ["id", "title", "body", "tags", "created_at"],
+};
+
 const notFound = (id: number) =>
   new CommandError(ExitCode.NOT_FOUND, `note ${id} does not exist`, {
     suggestion: "run `notes list` to see the ids",
@@ -36,6 +48,11 @@ tool.command("add", {
     title: { type: "string", required: true, description: "The note's title" },
     body: { type: "string", description: "The note's text", default: "" },
     tag: { type: "array", description: "A tag; repeat for several" },
+  },
+  output_schema: {
+    type: "object",
+    properties: { effect: { type: "string", enum: ["created", "noop"] }, note: noteSchema },
+    required: ["effect", "note"],
   },
   exit_codes: {
     "0": { name: "SUCCESS", description: "The note was added (or replayed: effect noop)", retryable: false, side_effects: "complete" },
@@ -64,6 +81,7 @@ tool.command("list", {
     tag: { type: "string", description: "Only notes with this tag" },
     limit: { type: "integer", short: "n", description: "Show at most N notes", default: 50 },
   },
+  output_schema: { type: "array", items: summarySchema },
   exit_codes: {
     "0": { name: "SUCCESS", description: "The notes, possibly none", retryable: false, side_effects: "none" },
   },
@@ -82,6 +100,7 @@ tool.command("show", {
   danger_level: "safe",
   required_scopes: [],
   positionals: [{ name: "id", type: "integer", description: "The note's id" }],
+  output_schema: noteSchema,
   exit_codes: {
     "0": { name: "SUCCESS", description: "The note", retryable: false, side_effects: "none" },
     "5": { name: "NOT_FOUND", description: "No note has this id", retryable: false, side_effects: "none" },
@@ -100,6 +119,27 @@ tool.command("remove", {
   required_scopes: [],
   aliases: ["rm"],
   positionals: [{ name: "id", type: "integer", description: "The note's id" }],
+  output_schema: {
+    anyOf: [
+      {
+        type: "object",
+        properties: { effect: { type: "string", enum: ["deleted", "noop"] }, note: summarySchema },
+        required: ["effect", "note"],
+      },
+      {
+        type: "object",
+        properties: {
+          effect: { const: "would_delete" },
+          would_affect: {
+            type: "object",
+            properties: { notes: { type: "array", items: summarySchema }, count: { type: "integer" } },
+            required: ["notes", "count"],
+          },
+        },
+        required: ["effect", "would_affect"],
+      },
+    ],
+  },
   exit_codes: {
     "0": { name: "SUCCESS", description: "The note was deleted, or the dry run shows what would be", retryable: false, side_effects: "complete" },
     "5": { name: "NOT_FOUND", description: "No note has this id; nothing was deleted", retryable: false, side_effects: "none" },

@@ -9,6 +9,16 @@ registerBuiltin("manifest", (tool) => {
     flags: {
       etag: { type: "string", description: "The etag of a manifest you hold; if unchanged, data is null and meta.not_modified is true" },
     },
+    output_schema: {
+      type: "object",
+      properties: {
+        schema_version: { type: "string" },
+        framework_version: { type: "string" },
+        etag: { type: "string" },
+        commands: { type: "object", additionalProperties: { type: "object" }, description: "Each command's contract, by dotted path" },
+      },
+      required: ["schema_version", "framework_version", "etag", "commands"],
+    },
     exit_codes: {
       "0": { name: "SUCCESS", description: "The manifest, or not_modified when the etag matches", retryable: false, side_effects: "none" },
     },

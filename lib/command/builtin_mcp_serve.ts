@@ -102,11 +102,16 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
 
 const coverServedCommands: EntryRefiner = (entry, registry) => {
   const commands = Object.fromEntries(registry.all().map((command) => [command.path, command.entry]));
-  const served = servedCommands(commands, { readOnly: false }).map(([, served]) => served);
+  const served = servedCommands(commands, { readOnly: false });
+  const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
+  // Say why the server is rated above what it declared: it is as dangerous as what it serves.
+  const raisedBy = level === entry.danger_level ? [] : served.filter(([, served]) => served.danger_level === level);
+  const because = raisedBy.map(([path]) => path.replaceAll(".", " ")).join(", ");
   return {
     ...entry,
-    danger_level: mostSevere([entry.danger_level, ...served.map((served) => served.danger_level)]),
-    required_scopes: [...new Set([...entry.required_scopes, ...served.flatMap((served) => served.required_scopes)])].sort(),
+    description: raisedBy.length === 0 ? entry.description : `${entry.description}; ${level} because it serves ${because}`,
+    danger_level: level,
+    required_scopes: [...new Set([...entry.required_scopes, ...served.flatMap(([, served]) => served.required_scopes)])].sort(),
   };
 };
 

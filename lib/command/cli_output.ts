@@ -18,9 +18,14 @@ export class CliOutput {
   #stdout: SerialWriter | undefined;
   readonly #stderr = new SerialWriter({ write: stdioWrite("stderr") });
 
-  /** Writes one line (a newline is added) to stdout or stderr. */
+  /**
+   * Writes one line (a newline is added) to stdout or stderr. A stdout line waits until every stderr line
+   * written before it has left the process: the two streams have writers of their own, and a person who
+   * sees both in one terminal must see a handler's log lines before the result they led to.
+   */
   line(stream: "stdout" | "stderr", text: string): Promise<void> {
-    return this.#writer(stream).write(`${text}\n`);
+    if (stream === "stderr") return this.#stderr.write(`${text}\n`);
+    return this.#stderr.flush().then(() => this.#writer("stdout").write(`${text}\n`));
   }
 
   /** Writes one envelope as one JSON line (REQ-F-004); resolves to the exit code the written envelope carries. */
@@ -72,5 +77,24 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
       startedAt: monotonicMs() - envelope.meta.duration_ms,
     }));
     return { text, exitCode: ExitCode.GENERAL_ERROR };
+  }
+}
+
+/**
+ * The envelope as JSON mode would print it: data that cannot be serialised (a cycle, a BigInt, nesting too
+ * deep) becomes the same GENERAL_ERROR envelope, so plain output fails the way JSON output does instead of in
+ * the renderer.
+ *
+ * @example
+ * ```ts
+ * const shown = serialisableEnvelope(envelope); // envelope itself when it serialises
+ * ```
+ */
+export function serialisableEnvelope(envelope: ResponseEnvelope): ResponseEnvelope {
+  try {
+    JSON.stringify(envelope);
+    return envelope;
+  } catch {
+    return JSON.parse(envelopeJson(envelope).text) as ResponseEnvelope;
   }
 }

@@ -81,7 +81,11 @@ export interface CommandContract {
   exit_codes: ExitCodeTable;
   /** Other names the command answers to, in place of its last word. */
   aliases?: readonly string[];
-  /** JSON Schema of `data` on success (REQ-C-015). */
+  /**
+   * JSON Schema of `data` whenever it is not null: on success, and on a failure that carries data (REQ-C-015).
+   * Over MCP it becomes `data` in the tool's `outputSchema` (with `null` allowed, for failures). Registration
+   * refuses a malformed one; `$ref`s must be local (`#/$defs/name`).
+   */
   output_schema?: Record<string, unknown>;
   /** Usage examples. */
   examples?: readonly CommandExample[];

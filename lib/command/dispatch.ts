@@ -1,6 +1,6 @@
 import { getEnv, isTerminal, monotonicMs, optionalEnv, redirectStrayStdout } from "../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
-import type { CliOutput } from "./cli_output.ts";
+import { type CliOutput, serialisableEnvelope } from "./cli_output.ts";
 import type { CommandDefinition, ProtocolCommandDefinition } from "./contract.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { executeCommand } from "./executor.ts";
@@ -13,6 +13,7 @@ import { completeFlags, completePositionals, type InputIssue, quote } from "./in
 import { outputFileIssue, writeOutputFile } from "./output_file.ts";
 import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
+import { textStyle } from "./terminal_style.ts";
 import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
 import { bridgeSignals } from "./signal_bridge.ts";
 import { limitMs } from "./time_limit.ts";
@@ -51,7 +52,7 @@ export async function dispatch(tool: DispatchTool, argv: readonly string[], outp
   const format = resolveFormat(tool, parsed, issues, command?.definition.default_format);
 
   if (parsed.given.get("version") === true) return printVersion(tool, format, output, startedAt);
-  if (parsed.given.get("help") === true) return printHelp(tool, parsed, command, output, issues);
+  if (parsed.given.get("help") === true) return printHelp(tool, parsed, command, output, issues, format);
   if (command === undefined) {
     if (issues.length === 0) issues.push(missingCommand(tool, parsed));
     return argError(tool, issues, format, output, startedAt, "stdout");
@@ -182,7 +183,7 @@ async function argError(
   const help = path === undefined ? `${tool.name} --help` : `${tool.name} ${path.replaceAll(".", " ")} --help`;
   const envelope = argumentErrorEnvelope(issues, startedAt, `run '${help}'`);
   // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
-  if (format === "plain" || stream === "stderr") await output.line("stderr", renderPlainError(tool.name, envelope));
+  if (format === "plain" || stream === "stderr") await output.line("stderr", renderPlainError(tool.name, envelope, textStyle("stderr", format)));
   if (format === "json") await output.envelope(stream, envelope);
   return ExitCode.ARG_ERROR;
 }
@@ -203,18 +204,20 @@ async function printHelp(
   command: RegisteredCommand | undefined,
   output: CliOutput,
   issues: InputIssue[],
+  format: OutputFormat,
 ): Promise<number> {
+  const style = textStyle("stdout", format);
   if (command !== undefined) {
-    await output.line("stdout", commandHelp(tool, command.path, tool.registry.entryOf(command.path)!));
+    await output.line("stdout", commandHelp(tool, command.path, tool.registry.entryOf(command.path)!, style));
     return ExitCode.SUCCESS;
   }
   const group = parsed.words.length > 0 ? parsed.words.join(".") : undefined;
   const paths = group === undefined ? tool.registry.all().map((c) => c.path) : tool.registry.childrenOf(group);
   if (paths.length === 0) {
-    await output.line("stderr", `${tool.name}: error: ${issues[0]?.message ?? "unknown command"}`);
+    await output.line("stderr", `${tool.name}: ${textStyle("stderr", format).error("error:")} ${issues[0]?.message ?? "unknown command"}`);
     return ExitCode.ARG_ERROR;
   }
-  await output.line("stdout", toolHelp(tool, paths.map((path) => [path, tool.registry.entryOf(path)!] as const), group));
+  await output.line("stdout", toolHelp(tool, paths.map((path) => [path, tool.registry.entryOf(path)!] as const), group, style));
   return ExitCode.SUCCESS;
 }
 
@@ -226,13 +229,15 @@ async function printResult(
   output: CliOutput,
 ): Promise<number> {
   if (format === "json") return await output.envelope("stdout", envelope);
-  for (const warning of envelope.warnings) void output.line("stderr", `warning: ${warning.message}`);
+  envelope = serialisableEnvelope(envelope);
+  const errStyle = textStyle("stderr", format);
+  for (const warning of envelope.warnings) void output.line("stderr", `${errStyle.warning("warning:")} ${warning.message}`);
   // A failure that carries data (a report of what failed) shows it as a success would, then the error.
   if (envelope.ok || envelope.data !== null) {
-    const render = (command.definition as CommandDefinition).plain ?? renderPlainData;
-    const text = render(envelope.data);
+    const plain = (command.definition as CommandDefinition).plain;
+    const text = plain === undefined ? renderPlainData(envelope.data, textStyle("stdout", format)) : plain(envelope.data);
     if (text !== "") await output.line("stdout", text);
   }
-  if (!envelope.ok) await output.line("stderr", renderPlainError(tool.name, envelope));
+  if (!envelope.ok) await output.line("stderr", renderPlainError(tool.name, envelope, errStyle));
   return envelope.meta.exit_code;
 }

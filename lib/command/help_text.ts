@@ -1,5 +1,6 @@
 import type { CommandEntry, FlagEntry } from "./manifest.ts";
 import { GLOBAL_FLAGS } from "./framework_flags.ts";
+import { NO_STYLE, type TextStyle } from "./terminal_style.ts";
 
 /** What help needs to know about the tool. */
 export interface HelpTool {
@@ -9,14 +10,15 @@ export interface HelpTool {
 }
 
 /**
- * Help for one command: usage, flags, positionals, danger level, exit codes, examples.
+ * Help for one command: usage, flags, positionals, danger level, exit codes, examples; headings marked up
+ * by `style` (bold on a terminal).
  *
  * @example
  * ```ts
  * console.log(commandHelp(tool, "add", entry));
  * ```
  */
-export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): string {
+export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry, style: TextStyle = NO_STYLE): string {
   const words = path.replaceAll(".", " ");
   const positionals = (entry.positionals ?? []).map((p) => {
     const name = p.variadic ? `${p.name}...` : p.name;
@@ -26,21 +28,21 @@ export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): 
   const lines = [
     `${tool.name} ${words} — ${entry.description}`,
     "",
-    `Usage: ${[tool.name, words, hasFlags ? "[flags]" : "", ...positionals].filter(Boolean).join(" ")}`,
+    `${style.heading("Usage:")} ${[tool.name, words, hasFlags ? "[flags]" : "", ...positionals].filter(Boolean).join(" ")}`,
   ];
   if (entry.aliases?.length) lines.push(`Aliases: ${entry.aliases.join(", ")}`);
   if (entry.positionals?.length) {
-    lines.push("", "Arguments:");
+    lines.push("", style.heading("Arguments:"));
     lines.push(...table(entry.positionals.map((p) => [
       `<${p.name}${p.variadic ? "..." : ""}>`,
       `${p.description} (${p.type}${p.variadic ? ", one or more" : ""}${p.required ? "" : ", optional"})`,
     ])));
   }
   if (hasFlags) {
-    lines.push("", "Flags:");
+    lines.push("", style.heading("Flags:"));
     lines.push(...table(Object.entries(entry.flags).map(([name, flag]) => [flagUsage(name, flag), flagNote(flag)])));
   }
-  lines.push("", "Global flags:");
+  lines.push("", style.heading("Global flags:"));
   lines.push(...table(Object.entries(GLOBAL_FLAGS).map(([name, flag]) => [flagUsage(name, { ...flag, required: false }), flag.description])));
   const scopes = entry.required_scopes.length > 0 ? entry.required_scopes.join(", ") : "none";
   lines.push("", `Danger level: ${entry.danger_level}. Scopes: ${scopes}.`);
@@ -51,10 +53,10 @@ export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): 
   if (entry.default_format === "plain") {
     lines.push("Prints plain text even when stdout is not a terminal; --format json gives one envelope instead.");
   }
-  lines.push("", "Exit codes:");
+  lines.push("", style.heading("Exit codes:"));
   lines.push(...table(Object.entries(entry.exit_codes).map(([code, e]) => [`${code.padStart(3)} ${e.name}`, e.description])));
   if (entry.examples?.length) {
-    lines.push("", "Examples:");
+    lines.push("", style.heading("Examples:"));
     for (const example of entry.examples) lines.push(`  ${example.command}`, `      ${example.description}`);
   }
   return lines.join("\n");
@@ -68,18 +70,23 @@ export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry): 
  * console.log(toolHelp(tool, entries));
  * ```
  */
-export function toolHelp(tool: HelpTool, entries: ReadonlyArray<readonly [string, CommandEntry]>, group?: string): string {
+export function toolHelp(
+  tool: HelpTool,
+  entries: ReadonlyArray<readonly [string, CommandEntry]>,
+  group?: string,
+  style: TextStyle = NO_STYLE,
+): string {
   const title = group === undefined ? `${tool.name} ${tool.version} — ${tool.description}` : `${tool.name} ${group.replaceAll(".", " ")}`;
   const lines = [
     title,
     "",
-    `Usage: ${tool.name} ${group === undefined ? "" : `${group.replaceAll(".", " ")} `}<command> [flags]`,
+    `${style.heading("Usage:")} ${tool.name} ${group === undefined ? "" : `${group.replaceAll(".", " ")} `}<command> [flags]`,
     "",
-    "Commands:",
+    style.heading("Commands:"),
   ];
   const sorted = [...entries].sort(([a], [b]) => a.localeCompare(b));
   lines.push(...table(sorted.map(([path, entry]) => [path.replaceAll(".", " "), `${entry.description} [${entry.danger_level}]`])));
-  lines.push("", "Global flags:");
+  lines.push("", style.heading("Global flags:"));
   lines.push(...table(Object.entries(GLOBAL_FLAGS).map(([name, flag]) => [flagUsage(name, { ...flag, required: false }), flag.description])));
   lines.push("", `Run '${tool.name} <command> --help' for a command's flags and exit codes.`);
   return lines.join("\n");

@@ -10,6 +10,7 @@ import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
 import type { CommandInput } from "./input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
+import { textStyle } from "./terminal_style.ts";
 import { unexpectedError } from "./unexpected_error.ts";
 
 /** How long a serving loop gets to wind down after a signal before the process ends without it. */
@@ -140,7 +141,7 @@ function failFromError(run: ProtocolRun, error: unknown, serving: boolean): Prom
 /** Writes the failure: plain text on stderr, then in JSON mode the envelope as the last stderr line. */
 async function fail(run: ProtocolRun, exitCode: number, error: ErrorDetail): Promise<number> {
   const envelope = makeEnvelope({ exitCode, error, startedAt: run.startedAt });
-  await run.output.line("stderr", renderPlainError(run.tool, envelope));
+  await run.output.line("stderr", renderPlainError(run.tool, envelope, textStyle("stderr", run.format)));
   if (run.format === "json") return await run.output.envelope("stderr", envelope);
   return exitCode;
 }

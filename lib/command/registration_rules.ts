@@ -3,6 +3,7 @@ import { RegistrationError } from "./command_error.ts";
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { outputSchemaProblem } from "./output_schema.ts";
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PATH = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$/;
@@ -217,7 +218,7 @@ function checkFlagName(name: string, field: string, fail: Fail, subject: Subject
   }
   if (Object.hasOwn(GLOBAL_FLAGS, name)) fail(field, `--${name} is a global flag; the manifest does not list it per command`);
   if (protocol && Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)) {
-    fail(field, `a protocol command does not accept --${name} (REQ-C-032)`);
+    fail(field, `a protocol command does not accept --${name}: it serves a protocol, not a one-shot invocation`);
   }
 }
 
@@ -285,7 +286,7 @@ function checkStdoutProtocol(d: Record<string, unknown>, fail: Fail): void {
     fail("protocol", "must be a lowercase kebab-case name, e.g. mcp-stdio, lsp, dap");
   }
   for (const [field, declared] of PROTOCOL_FORBIDDEN) {
-    if (declared(d[field])) fail(field, `a protocol command cannot declare ${field} (REQ-C-032)`);
+    if (declared(d[field])) fail(field, `a protocol command cannot declare ${field}: its stdout carries the protocol, not an envelope`);
   }
 }
 
@@ -319,8 +320,9 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Su
   }
   if (d.arguments !== undefined && d.arguments !== "passthrough") fail("arguments", "may only be \"passthrough\"");
   if (d.stderr !== undefined && d.stderr !== "child_log") fail("stderr", "may only be \"child_log\"");
-  if (d.output_schema !== undefined && (typeof d.output_schema !== "object" || d.output_schema === null || Array.isArray(d.output_schema))) {
-    fail("output_schema", "must be a JSON Schema object");
+  if (d.output_schema !== undefined) {
+    const problem = outputSchemaProblem(d.output_schema);
+    if (problem !== undefined) fail(problem.field, problem.problem);
   }
   for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "supports_dry_run", "idempotent", "has_network_io"]) {
     if (d[field] !== undefined && typeof d[field] !== "boolean") fail(field, "must be a boolean");
@@ -337,7 +339,7 @@ function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
     if (d.stdout === "protocol") fail("default_format", "a protocol command writes no envelope to stdout, in any format");
   }
   if (d.supports_dry_run === true) {
-    if (d.stdout === "protocol") fail("supports_dry_run", "a protocol command does not accept --dry-run (REQ-C-032)");
+    if (d.stdout === "protocol") fail("supports_dry_run", "a protocol command does not accept --dry-run: it serves a protocol, not a one-shot invocation");
     if (d.danger_level === "safe") fail("supports_dry_run", "a safe command changes nothing, so it has nothing to preview");
   }
 }
@@ -384,7 +386,7 @@ function checkEntryShape(d: Record<string, unknown>, fail: Fail, subject: Subjec
   if (d.requires_confirmation !== undefined) {
     if (d.requires_confirmation !== true) fail("requires_confirmation", "may only be true");
     if (d.danger_level !== "destructive") fail("requires_confirmation", "only a destructive command requires confirmation");
-    if (d.stdout === "protocol") fail("requires_confirmation", "a protocol command confirms inside the protocol (REQ-C-032)");
+    if (d.stdout === "protocol") fail("requires_confirmation", "a protocol command confirms inside the protocol");
   }
   if (d.subcommands !== undefined && !(isStringArray(d.subcommands) && d.subcommands.every((path) => PATH.test(path)))) {
     fail("subcommands", "must be a list of dotted command paths");

@@ -15,6 +15,8 @@ export interface DenoApi {
   addSignalListener(signal: string, handler: () => void): void;
   removeSignalListener(signal: string, handler: () => void): void;
   build: { os: string };
+  /** Absent on Deno versions without synchronous queries. */
+  permissions?: { querySync?(descriptor: { name: "env"; variable: string }): { state: "granted" | "denied" | "prompt" } };
 }
 
 /** A Deno stdio writer. */

@@ -60,7 +60,9 @@ export function getEnv(name: string): string | undefined {
 /**
  * Reads an environment variable the framework can do without: `undefined` when unset, and also when the
  * runtime was not granted environment access (Deno without `--allow-env`), so a setting such as
- * `<TOOL>_FORMAT` falls back to its default instead of failing the run.
+ * `<TOOL>_FORMAT` or `NO_COLOR` falls back to its default instead of failing the run. On Deno it asks the
+ * permission state first: reading an ungranted variable would make Deno stop and prompt a person at a
+ * terminal, for a setting nobody asked about.
  *
  * @example
  * ```ts
@@ -68,6 +70,8 @@ export function getEnv(name: string): string | undefined {
  * ```
  */
 export function optionalEnv(name: string): string | undefined {
+  const state = deno?.permissions?.querySync?.({ name: "env", variable: name }).state;
+  if (state !== undefined && state !== "granted") return undefined;
   try {
     return getEnv(name);
   } catch (error) {

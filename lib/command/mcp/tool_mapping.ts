@@ -2,6 +2,7 @@ import type { McpTool } from "../../protocol/mcp/mod.ts";
 import type { FlagSpec } from "../contract.ts";
 import { coerceJson, type InputIssue, quote } from "../input_values.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../manifest.ts";
+import { embeddedOutputSchema } from "../output_schema.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
 const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
@@ -67,6 +68,14 @@ export function servedCommands(
 }
 
 /**
+ * What a destructive tool's description tells the model. Legacy-era clients are never asked, even when they
+ * declared `elicitation`: there it is a request from server to client, which this server never sends.
+ */
+const DESTRUCTIVE_NOTE = "Destructive: unless confirm_destructive is true, a call changes nothing and returns a preview " +
+  "(error CONFIRMATION_REQUIRED); review it, then call again with confirm_destructive: true. Clients of the 2026-07-28 " +
+  "protocol that support elicitation are asked to confirm instead.";
+
+/**
  * The MCP tool for a command (SPEC §6): a closed `inputSchema` from flags and positionals, annotations from
  * the danger level (with an explicit `destructiveHint: false` where MCP's default would say destructive),
  * and an `outputSchema` that is the envelope schema with `data` from the command's `output_schema`.
@@ -94,9 +103,7 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
   return {
     name: toolName(path),
     title: path.replaceAll(".", " "),
-    description: destructive
-      ? `${entry.description}. Destructive: without confirm_destructive: true (or an accepted confirmation) it only previews.`
-      : entry.description,
+    description: destructive ? `${entry.description.replace(/\.$/, "")}. ${DESTRUCTIVE_NOTE}` : entry.description,
     inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
     outputSchema: envelopeOutputSchema(entry.output_schema),
     annotations: {
@@ -138,10 +145,15 @@ function flagSchema(spec: FlagEntry): Record<string, unknown> {
   return schema;
 }
 
+/** `data` of a command that declares no `output_schema`: any JSON value, spelled so every client can read it. */
+const JSON_TYPES = ["object", "array", "string", "number", "boolean", "null"] as const;
+
 /**
  * The JSON Schema of a command's envelope as an MCP `outputSchema`: every tool result's `structuredContent`
  * is the envelope, success or failure, so it always validates (the v1 SDK client validates even
- * `isError` results). Only keywords draft-07 and 2020-12 share, and no `$schema`.
+ * `isError` results). `data` is the command's `output_schema` or `null` (a failure's `data`), or any JSON
+ * value when the command declares none. Only keywords draft-07 and 2020-12 share, no `$schema`, and no
+ * subschema without a type, which schema linters (MCP Inspector `--strict`) flag as constraining nothing.
  *
  * @example
  * ```ts
@@ -153,7 +165,7 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
     type: "object",
     properties: {
       ok: { type: "boolean" },
-      data: dataSchema === undefined ? {} : { anyOf: [{ type: "null" }, dataSchema] },
+      data: dataSchema === undefined ? { anyOf: JSON_TYPES.map((type) => ({ type })) } : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
       error: {
         anyOf: [
           { type: "null" },
