@@ -20,7 +20,8 @@ import type { Tool } from "../lib/command/tool.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { readTextIfExists } from "../lib/runtime/mod.ts";
 import { listLiveTools } from "./mcp_live_tools.ts";
-import { commandLineArgv, EXEC_TOOLS_FLAGS } from "./mcp_snapshot.ts";
+import { commandLineArgv } from "./exec_options.ts";
+import { EXEC_TOOLS_FLAGS } from "./mcp_snapshot.ts";
 
 /** Exit code of a comparison that found drift. */
 export const DRIFT = 80;

@@ -8,28 +8,20 @@ import {
   type McpInstallFlags,
 } from "../lib/command/builtin_mcp_install.ts";
 import { CommandError } from "../lib/command/command_error.ts";
-import { splitCommandLine } from "../lib/command/command_line.ts";
 import type { CommandDefinition } from "../lib/command/contract.ts";
 import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { absolutePath } from "../lib/runtime/config_file.ts";
+import { EXEC_FLAGS, execServeArgs, execTarget, refuseWithoutExec } from "./exec_options.ts";
 
 const EXEC_INSTALL_FLAGS = {
+  ...EXEC_FLAGS,
   exec: {
     type: "string",
-    description:
-      "Register `toolwire mcp serve --exec` for this CLI instead of toolwire's own server; its manifest is checked first",
+    description: "Register `toolwire mcp serve --exec` for this CLI instead of toolwire's own server; its manifest is checked first",
   },
-  cwd: {
-    type: "string",
-    description:
-      "Working directory of the --exec CLI, registered as an absolute path (default: this directory)",
-  },
-  "call-timeout": {
-    type: "number",
-    description: "Registered as `mcp serve --call-timeout`: seconds a bridged call may run",
-  },
+  cwd: { type: "string", description: "Working directory of the --exec CLI, registered as an absolute path (default: this directory)" },
 } as const;
 
 /**
@@ -77,48 +69,21 @@ export function withExecInstall(
     ],
     run: async (ctx) => {
       const exec = ctx.flags.exec;
-      const callTimeout = ctx.flags["call-timeout"];
       if (exec === undefined) {
-        for (const [flag, value] of [["cwd", ctx.flags.cwd], ["call-timeout", callTimeout]] as const) {
-          if (value !== undefined) {
-            throw new CommandError(ExitCode.ARG_ERROR, `--${flag} applies only with --exec`);
-          }
-        }
+        refuseWithoutExec(ctx.flags);
         return builtin.run(ctx);
-      }
-      if (callTimeout !== undefined && !(callTimeout >= 0)) {
-        throw new CommandError(
-          ExitCode.ARG_ERROR,
-          `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`,
-        );
-      }
-      const split = splitCommandLine(exec);
-      if ("error" in split) throw new CommandError(ExitCode.ARG_ERROR, `--exec: ${split.error}`);
-      if (split.argv.length === 0) {
-        throw new CommandError(ExitCode.ARG_ERROR, "--exec is empty: name the CLI to register");
       }
       // The client starts the server from a directory of its own choosing: a relative path in --exec works
       // only from a fixed, absolute working directory.
       const cwd = absolutePath(ctx.flags.cwd ?? ".");
-      const target = { argv: split.argv, cwd, callTimeoutMs: 0 };
+      const target = execTarget(exec, ctx.flags, cwd);
       await loadExecManifest(target, ctx.signal);
       const defaultName = ctx.flags.name ?? (await loadExecIdentity(target, ctx.signal))?.name;
       if (defaultName === undefined) {
-        throw new CommandError(
-          ExitCode.ARG_ERROR,
-          "the CLI's --version names no tool: give the server a --name",
-        );
+        throw new CommandError(ExitCode.ARG_ERROR, "the CLI's --version names no tool: give the server a --name");
       }
       return installMcpServer(ctx, {
-        serveArgs: [
-          "mcp",
-          "serve",
-          "--exec",
-          exec,
-          "--cwd",
-          cwd,
-          ...(callTimeout === undefined ? [] : ["--call-timeout", String(callTimeout)]),
-        ],
+        serveArgs: ["mcp", "serve", ...execServeArgs(exec, ctx.flags, cwd)],
         defaultName,
       });
     },

@@ -3,7 +3,6 @@
  * deterministic JSON — a `tools/list` result to commit, and to compare later with `toolwire mcp diff`.
  */
 import { CommandError } from "../lib/command/command_error.ts";
-import { splitCommandLine } from "../lib/command/command_line.ts";
 import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { mcpTool, servedCommands } from "../lib/command/mcp/tool_mapping.ts";
@@ -11,6 +10,7 @@ import { renderPlainData } from "../lib/command/plain_text.ts";
 import type { Tool } from "../lib/command/tool.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import type { McpTool } from "../lib/protocol/mcp/mod.ts";
+import { commandLineArgv } from "./exec_options.ts";
 
 /** The flags `mcp snapshot` and `mcp diff` share: which CLI, where, and which of its tools. */
 export const EXEC_TOOLS_FLAGS = {
@@ -43,28 +43,6 @@ const EXEC_MANIFEST_EXIT_CODES = {
     side_effects: "none",
   },
 } as const;
-
-/**
- * The argv of a command-line flag's value, split as a POSIX shell splits words but never run by one; an
- * empty or unbalanced one is an ARG_ERROR naming the flag.
- *
- * @example
- * ```ts
- * commandLineArgv("server", "notes mcp serve"); // ["notes", "mcp", "serve"]
- * ```
- */
-export function commandLineArgv(flag: string, line: string): string[] {
-  const split = splitCommandLine(line);
-  if ("error" in split) {
-    throw new CommandError(ExitCode.ARG_ERROR, `--${flag}: ${split.error}`, {
-      suggestion: `quote the command line as a shell would: --${flag} "python3 'my tool.py' --profile dev"`,
-    });
-  }
-  if (split.argv.length === 0) {
-    throw new CommandError(ExitCode.ARG_ERROR, `--${flag} is empty: name a program`);
-  }
-  return split.argv;
-}
 
 /**
  * The tools `toolwire mcp serve --exec` would serve for a CLI: its manifest read and checked exactly as the

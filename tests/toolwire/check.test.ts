@@ -123,7 +123,7 @@ describe("toolwire's own contract", () => {
     assert.equal(result.code, 0);
     const manifest = onlyEnvelope(result.stdout).data;
     assert.deepEqual(validateManifest(manifest), []);
-    assert.deepEqual(Object.keys(manifest.commands), ["check", "completions", "manifest", "mcp.diff", "mcp.install", "mcp.serve", "mcp.snapshot"]);
+    assert.deepEqual(Object.keys(manifest.commands), ["check", "completions", "manifest", "mcp.diff", "mcp.install", "mcp.listen", "mcp.serve", "mcp.snapshot"]);
     const serve = manifest.commands["mcp.serve"];
     assert.equal(serve.danger_level, "destructive", "a bridged CLI can delete");
     assert.deepEqual(Object.keys(serve.exit_codes), ["0", "1", "2", "4", "5", "10", "129", "130", "143"]);

@@ -1,0 +1,134 @@
+// `toolwire mcp listen --exec "<cli>" <address>`: a bridged CLI served on a Unix socket or a loopback TCP port
+// to many clients at once, spawned for real; SIGTERM closes it with exit 143 and the envelope; loopback only
+// unless --allow-remote; a stale socket file is reused, a live one is a conflict.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connectSocket, type SocketAddress } from "../../lib/runtime/socket.ts";
+import { initialize, modern } from "../helpers/mcp_wire.ts";
+import { Inbox } from "../helpers/inbox.ts";
+import { exitCodeOf, finished, type Loose, NOTES, onlyEnvelope, run, start, tempDir } from "../helpers/run.ts";
+import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
+
+const cleanups: Array<() => void> = [];
+after(() => cleanups.forEach((cleanup) => cleanup()));
+
+function scratch(): string {
+  const dir = tempDir("toolwire-listen-");
+  cleanups.push(dir.cleanup);
+  return dir.path;
+}
+
+/** Starts `mcp listen` and waits for the line naming its address on stderr. */
+async function listen(address: string, home: string, ...flags: string[]) {
+  const child = start([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), ...flags, address], { env: { NOTES_HOME: home } });
+  const stderr: string[] = [];
+  const serving = new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr.push(chunk.toString());
+      const found = /serving \S+ on (\S+)/.exec(stderr.join(""));
+      if (found) resolve(found[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`mcp listen exited ${code}: ${stderr.join("")}`)));
+  });
+  const done = finished(child, 30_000);
+  return { child, shown: await serving, done };
+}
+
+function socketAddress(shown: string): SocketAddress {
+  if (shown.startsWith("unix:")) return { kind: "unix", path: shown.slice(5) };
+  const match = /^tcp:(.+):(\d+)$/.exec(shown)!;
+  return { kind: "tcp", host: match[1]!, port: Number(match[2]) };
+}
+
+/** One session over a connection: lines out, parsed lines in. */
+async function session(address: SocketAddress) {
+  const connection = await connectSocket(address);
+  const inbox = new Inbox<Loose>();
+  const decoder = new TextDecoder();
+  let pending = "";
+  const reading = (async () => {
+    for (let chunk = await connection.read(); chunk !== null; chunk = await connection.read()) {
+      pending += decoder.decode(chunk, { stream: true });
+      for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n")) {
+        inbox.push(JSON.parse(pending.slice(0, newline)));
+        pending = pending.slice(newline + 1);
+      }
+    }
+  })();
+  return {
+    async request(message: Record<string, unknown>): Promise<Loose> {
+      await connection.write(`${JSON.stringify(message)}\n`);
+      return await inbox.next(20_000);
+    },
+    async close() {
+      connection.close();
+      await reading;
+    },
+  };
+}
+
+describe("toolwire mcp listen", () => {
+  for (const kind of ["unix", "tcp"] as const) {
+    it(`serves 20 concurrent ${kind} clients, each its own session, then SIGTERM: exit 143, the envelope, nothing left`, async () => {
+      const dir = scratch();
+      const requested = kind === "unix" ? `unix:${join(dir, "notes.sock")}` : "tcp:127.0.0.1:0";
+      const server = await listen(requested, dir);
+      const address = socketAddress(server.shown);
+      await Promise.all(Array.from({ length: 20 }, async (_, n) => {
+        const s = await session(address);
+        const legacy = n % 2 === 1;
+        if (legacy) assert.equal((await s.request(initialize(0))).result.serverInfo.name, "notes");
+        const params = { name: "add", arguments: { title: `from client ${n}` } };
+        const added = await s.request(legacy ? { jsonrpc: "2.0", id: 1, method: "tools/call", params } : modern(1, "tools/call", params));
+        assert.equal(added.id, 1);
+        assert.equal(added.result.structuredContent.data.note.title, `from client ${n}`, "each client gets its own answer");
+        await s.close();
+      }));
+      server.child.kill("SIGTERM");
+      const result = await server.done;
+      assert.equal(exitCodeOf(result.code, result.signal), 143, result.stderr);
+      assert.equal(onlyEnvelope(result.stdout).error.code, "CANCELLED");
+      if (kind === "unix") assert.equal(existsSync(address.kind === "unix" ? address.path : ""), false, "the socket file is removed");
+      const listed = await run([...NOTES, "list"], { env: { NOTES_HOME: dir } });
+      assert.equal(onlyEnvelope(listed.stdout).data.length, 20, "every call ran exactly once");
+    });
+  }
+
+  it("listens on loopback only, unless --allow-remote; a bad address is an ARG_ERROR", async () => {
+    const dir = scratch();
+    for (const address of ["tcp:0.0.0.0:0", "tcp:192.0.2.1:7000", "http://localhost:80", "tcp:127.0.0.1:70000", "unix:"]) {
+      const result = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), address], { env: { NOTES_HOME: dir } });
+      assert.equal(result.code, 2, `${address}: ${result.stderr}`);
+      assert.equal(onlyEnvelope(result.stdout).error.code, "ARG_ERROR");
+    }
+  });
+
+  it("reuses a stale socket file, refuses a live one (6) and a path that is not a socket (6)", async () => {
+    const dir = scratch();
+    const path = join(dir, "notes.sock");
+    const first = await listen(`unix:${path}`, dir);
+    const second = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${path}`], { env: { NOTES_HOME: dir } });
+    assert.equal(second.code, 6, second.stderr);
+    first.child.kill("SIGKILL");
+    await first.done;
+    assert.equal(existsSync(path), true, "a killed server leaves its socket file");
+    const again = await listen(`unix:${path}`, dir);
+    const s = await session({ kind: "unix", path });
+    assert.equal((await s.request(modern(1, "tools/list"))).result.tools.some((tool: { name: string }) => tool.name === "add"), true);
+    await s.close();
+    again.child.kill("SIGTERM");
+    await again.done;
+    const file = join(dir, "plain.txt");
+    writeFileSync(file, "not a socket");
+    const refused = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${file}`], { env: { NOTES_HOME: dir } });
+    assert.equal(refused.code, 6, refused.stderr);
+  });
+
+  it("is not an MCP tool of toolwire's own server", async () => {
+    const manifest = onlyEnvelope((await run([...TOOLWIRE, "manifest"])).stdout).data;
+    assert.equal(manifest.commands["mcp.listen"].mcp, false);
+    assert.equal(manifest.commands["mcp.listen"].danger_level, "destructive");
+  });
+});
