@@ -7,7 +7,8 @@ import { CommandError } from "../lib/command/command_error.ts";
 import { quoteCommandLine, splitCommandLine } from "../lib/command/command_line.ts";
 import type { FlagValues } from "../lib/command/contract.ts";
 import { STDOUT_BYTES } from "../lib/command/child_run.ts";
-import { execCatalog, type ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
+import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
+import { LiveExecCatalog } from "../lib/command/mcp/live_exec_catalog.ts";
 import { envAllowList, execEnvironment } from "../lib/command/mcp/exec_environment.ts";
 import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
@@ -18,6 +19,9 @@ import { FRAMEWORK_VERSION } from "../lib/version.ts";
 
 /** Seconds a bridged call may run when `--call-timeout` is not given. */
 export const DEFAULT_CALL_TIMEOUT_SECONDS = 60;
+
+/** Seconds between looks at the bridged CLI for a new manifest when `--watch-interval` is not given. */
+export const DEFAULT_WATCH_SECONDS = 2;
 
 /** The flags of a bridged CLI. */
 export const EXEC_FLAGS = {
@@ -39,6 +43,11 @@ export const EXEC_FLAGS = {
   "max-output-bytes": {
     type: "integer",
     description: `Most stdout bytes of a bridged call kept, the last ones; beyond it the first are dropped (default ${STDOUT_BYTES})`,
+  },
+  "watch-interval": {
+    type: "number",
+    description:
+      `Seconds between looks at the CLI for a new manifest, served and announced (list_changed) when it changes; 0 = never (default ${DEFAULT_WATCH_SECONDS})`,
   },
 } as const;
 
@@ -79,6 +88,7 @@ export function refuseWithoutExec(flags: ExecFlagValues): void {
     ["call-timeout", flags["call-timeout"]],
     ["env-allow", flags["env-allow"].length === 0 ? undefined : flags["env-allow"]],
     ["max-output-bytes", flags["max-output-bytes"]],
+    ["watch-interval", flags["watch-interval"]],
   ] as const;
   for (const [flag, value] of given) {
     if (value !== undefined) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} applies only with --exec`);
@@ -127,6 +137,7 @@ export function execServeArgs(exec: string, flags: ExecFlagValues, cwd: string):
   if (flags["call-timeout"] !== undefined) args.push("--call-timeout", String(flags["call-timeout"]));
   for (const name of flags["env-allow"]) args.push("--env-allow", name);
   if (flags["max-output-bytes"] !== undefined) args.push("--max-output-bytes", String(flags["max-output-bytes"]));
+  if (flags["watch-interval"] !== undefined) args.push("--watch-interval", String(flags["watch-interval"]));
   return args;
 }
 
@@ -139,17 +150,25 @@ export interface PreparedExec {
 
 /**
  * Reads and checks the CLI's manifest (4 when it prints no valid one, 5 when it cannot be started), asks
- * its `--version` for the server's name, and builds the catalog every session shares.
+ * its `--version` for the server's name, and builds the catalog every session shares — one that follows the
+ * CLI's manifest every `--watch-interval` seconds (`log` reports a new or refused one).
  *
  * @example
  * ```ts
- * const { catalog, serverInfo, instructions } = await prepareExec(target, { readOnly: false }, ctx.signal);
+ * const { catalog, serverInfo, instructions } = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
  * ```
  */
-export async function prepareExec(target: ExecTarget, filter: { readOnly: boolean }, signal: AbortSignal): Promise<PreparedExec> {
+export async function prepareExec(
+  target: ExecTarget,
+  flags: { "read-only": boolean; "watch-interval"?: number | undefined },
+  signal: AbortSignal,
+  log: (message: string) => void,
+): Promise<PreparedExec> {
+  const watch = flags["watch-interval"] ?? DEFAULT_WATCH_SECONDS;
+  if (!(watch >= 0)) throw new CommandError(ExitCode.ARG_ERROR, `--watch-interval expects seconds >= 0 (0 = never), got ${watch}`);
   const manifest = await loadExecManifest(target, signal);
   const identity = await loadExecIdentity(target, signal);
-  const catalog = await execCatalog(target, manifest, filter);
+  const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: flags["read-only"] }, { intervalMs: limitMs(watch), log });
   const shown = quoteCommandLine(target.argv);
   return {
     catalog,

@@ -96,7 +96,7 @@ export function registerMcpListen(tool: Tool): void {
         throw new CommandError(ExitCode.ARG_ERROR, `--max-message-bytes expects at least 1024, got ${ctx.flags["max-message-bytes"]}`);
       }
       const target = execTarget(ctx.flags.exec, ctx.flags);
-      const prepared = await prepareExec(target, { readOnly: ctx.flags["read-only"] }, ctx.signal);
+      const prepared = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
       if (address.kind === "unix") await clearStaleSocket(address.path);
       const listener = await listenMcp(address, {
         ...prepared,

@@ -60,7 +60,7 @@ export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition
       }
       const limits = mcpServeLimits(ctx.flags);
       const target = execTarget(exec, ctx.flags);
-      const prepared = await prepareExec(target, { readOnly: ctx.flags["read-only"] }, ctx.signal);
+      const prepared = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
       return (io) => serveMcp(io, { ...prepared, ...limits });
     },
   };

@@ -197,3 +197,42 @@ export async function modifiedAtMs(path: string): Promise<number | undefined> {
     throw error;
   }
 }
+
+/**
+ * What changes when a file is replaced or rewritten — its inode, size and modification time — as one string,
+ * or `undefined` when there is no such file. Two stamps differ when the file was changed in between (an edit
+ * within the file system's time resolution that keeps the size is the one change it can miss).
+ *
+ * @example
+ * ```ts
+ * const before = await fileStamp("/usr/local/bin/mytool");
+ * ```
+ */
+export async function fileStamp(path: string): Promise<string | undefined> {
+  try {
+    const stat = await fs().stat(path);
+    return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file a program name runs: a name with a slash as it is (against `cwd`), any other one looked up in the
+ * directories of `PATH` (the first that has it); `undefined` when none has it.
+ *
+ * @example
+ * ```ts
+ * const python = await findProgram("python3", getEnv("PATH") ?? "", ".");
+ * ```
+ */
+export async function findProgram(name: string, path: string, cwd: string): Promise<string | undefined> {
+  const { isAbsolute, join, delimiter } = process.getBuiltinModule("node:path") as typeof import("node:path");
+  if (name.includes("/")) return isAbsolute(name) ? name : join(cwd, name);
+  for (const dir of path.split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, name);
+    if (await fileStamp(candidate) !== undefined) return candidate;
+  }
+  return undefined;
+}

@@ -22,12 +22,40 @@ import type { ExecTarget } from "./exec_catalog.ts";
  * ```
  */
 export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<Manifest> {
+  return (await fetchExecManifest(target, signal, undefined))!;
+}
+
+/**
+ * {@linkcode loadExecManifest} for a manifest already held: asks `<cli> --format json manifest --etag <held>`
+ * and resolves `undefined` when the CLI answers that it is unchanged (`meta.not_modified`), else the new
+ * manifest, checked the same way. A CLI that does not know `--etag` is asked for its whole manifest instead,
+ * which is compared by its etag.
+ *
+ * @example
+ * ```ts
+ * const changed = await reloadExecManifest(target, manifest.etag, signal);
+ * if (changed !== undefined) serve(changed);
+ * ```
+ */
+export async function reloadExecManifest(target: ExecTarget, held: string, signal: AbortSignal): Promise<Manifest | undefined> {
+  let fresh: Manifest | undefined;
+  try {
+    fresh = await fetchExecManifest(target, signal, held);
+  } catch (error) {
+    // An unknown --etag flag is an ARG_ERROR envelope: that CLI is asked plainly.
+    if (!(error instanceof CommandError && error.options.details?.refused_etag === true)) throw error;
+    fresh = await fetchExecManifest(target, signal, undefined);
+  }
+  return fresh === undefined || fresh.etag === held ? undefined : fresh;
+}
+
+async function fetchExecManifest(target: ExecTarget, signal: AbortSignal, held: string | undefined): Promise<Manifest | undefined> {
   if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
     throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
       suggestion: "pass an existing directory to --cwd",
     });
   }
-  const argv = [...target.argv, "--format", "json", "manifest"];
+  const argv = [...target.argv, "--format", "json", "manifest", ...(held === undefined ? [] : ["--etag", held])];
   const shown = quoteCommandLine(argv);
   const run = await runChild(argv, {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
@@ -55,7 +83,11 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
     throw refuse(`exited ${run.exit.code} without an envelope on its last stdout line: ${read.problems.join("; ")}${dropped}`);
   }
   const { envelope } = read;
-  if (!envelope.ok) throw refuse(`failed: ${envelope.error?.code}: ${envelope.error?.message}`);
+  if (!envelope.ok) {
+    const refusedEtag = held !== undefined && envelope.error?.code === "ARG_ERROR";
+    throw refuse(`failed: ${envelope.error?.code}: ${envelope.error?.message}`, refusedEtag ? { refused_etag: true } : {});
+  }
+  if (held !== undefined && envelope.data === null && (envelope.meta as Record<string, unknown>).not_modified === true) return undefined;
   const issues = validateManifest(envelope.data);
   if (issues.length > 0) {
     const shownIssues = issues.slice(0, 5).map((issue) => issue.message).join("; ");

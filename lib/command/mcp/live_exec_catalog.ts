@@ -1,0 +1,123 @@
+import { currentDir, fileStamp, findProgram, optionalEnv } from "../../runtime/mod.ts";
+import type { Manifest } from "../manifest.ts";
+import type { ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/tool_catalog.ts";
+import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
+import { reloadExecManifest } from "./exec_manifest.ts";
+import type { ManifestCatalog } from "./manifest_catalog.ts";
+import type { ServeFilter } from "./tool_mapping.ts";
+
+/** Options of {@linkcode LiveExecCatalog}. */
+export interface LiveExecOptions {
+  /** How often the CLI's files are looked at, in ms; 0 = never (the tool list stays as it started). */
+  intervalMs: number;
+  /** Every this many looks, the CLI is asked for its manifest even when none of its files changed. @default 5 */
+  askEvery?: number;
+  /** A diagnostic line (stderr): a new tool list, or a new manifest that was refused. */
+  log(message: string): void;
+}
+
+/**
+ * The tools of a bridged CLI, following the CLI as it changes under a running server. While someone watches
+ * (a session calls `watch`), the files the CLI's command line names — the program and any script — are
+ * looked at every `intervalMs`; when one was replaced or rewritten, and every `askEvery` looks in any case,
+ * the CLI is asked whether its manifest changed (`manifest --etag <held>`, which a toolwire CLI answers
+ * without printing the manifest again). A changed manifest is checked like the first one; then it is served
+ * and every watcher is told. A manifest that fails its checks is reported on the log and the old tool list
+ * goes on. A call runs against the catalog it started with, to the end.
+ *
+ * @example
+ * ```ts
+ * const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: false }, { intervalMs: 2_000, log });
+ * await serveMcp(io, { serverInfo, catalog });
+ * ```
+ */
+export class LiveExecCatalog implements ToolCatalog {
+  readonly #target: ExecTarget;
+  readonly #filter: ServeFilter;
+  readonly #options: LiveExecOptions;
+  readonly #watchers = new Set<() => void>();
+  #current: ManifestCatalog;
+  #etag: string;
+  #stamps: string;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #looks = 0;
+  #stopped = new AbortController();
+
+  private constructor(target: ExecTarget, filter: ServeFilter, options: LiveExecOptions, current: ManifestCatalog, etag: string, stamps: string) {
+    this.#target = target;
+    this.#filter = filter;
+    this.#options = options;
+    this.#current = current;
+    this.#etag = etag;
+    this.#stamps = stamps;
+  }
+
+  /** The catalog of `manifest`, watching `target` for a new one. */
+  static async create(target: ExecTarget, manifest: Manifest, filter: ServeFilter, options: LiveExecOptions): Promise<LiveExecCatalog> {
+    const current = await execCatalog(target, manifest, filter);
+    return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
+  }
+
+  /** The tools of the manifest served now. */
+  tools(): ReturnType<ToolCatalog["tools"]> {
+    return this.#current.tools();
+  }
+
+  /** Runs a call against the manifest served when it started. */
+  call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
+    return this.#current.call(call, context);
+  }
+
+  /** Tells `onChange` about every new tool list until the returned function is called. */
+  watch(onChange: () => void): () => void {
+    this.#watchers.add(onChange);
+    if (this.#watchers.size === 1 && this.#options.intervalMs > 0) {
+      this.#stopped = new AbortController();
+      this.#schedule();
+    }
+    return () => {
+      this.#watchers.delete(onChange);
+      if (this.#watchers.size > 0) return;
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#stopped.abort();
+    };
+  }
+
+  #schedule(): void {
+    this.#timer = setTimeout(() => void this.#look().finally(() => this.#watchers.size > 0 && this.#schedule()), this.#options.intervalMs);
+  }
+
+  async #look(): Promise<void> {
+    const stamps = await programStamps(this.#target);
+    const replaced = stamps !== this.#stamps;
+    this.#stamps = stamps;
+    if (!replaced && ++this.#looks % (this.#options.askEvery ?? 5) !== 0) return;
+    let manifest: Manifest | undefined;
+    try {
+      manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal);
+    } catch (error) {
+      if (this.#stopped.signal.aborted) return;
+      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (manifest === undefined || this.#stopped.signal.aborted) return;
+    this.#current = await execCatalog(this.#target, manifest, this.#filter);
+    this.#etag = manifest.etag;
+    this.#options.log(`mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`);
+    for (const watcher of this.#watchers) watcher();
+  }
+}
+
+/** The stamps of the files the command line runs: the program, and every argument that names a file. */
+async function programStamps(target: ExecTarget): Promise<string> {
+  const cwd = target.cwd ?? currentDir();
+  const [program, ...rest] = target.argv;
+  const path = target.env?.PATH ?? optionalEnv("PATH") ?? "";
+  const files = [await findProgram(program!, path, cwd), ...rest.map((arg) => (arg.includes("/") ? arg : undefined))];
+  const stamps: string[] = [];
+  for (const file of files) {
+    if (file !== undefined) stamps.push(`${file}=${await fileStamp(file.startsWith("/") ? file : `${cwd}/${file}`) ?? "-"}`);
+  }
+  return stamps.join("\n");
+}

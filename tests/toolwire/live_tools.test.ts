@@ -1,0 +1,120 @@
+// Live tool lists: `toolwire mcp serve --exec` follows a bridged CLI whose manifest changes under it. The
+// official v2 SDK client in auto mode (2026-07-28: subscriptions/listen) and a legacy client both hear
+// list_changed and list the new tools; a call in flight finishes against the manifest it started with; a
+// new manifest that fails its checks is reported on stderr and the old tools go on being served.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { initialize } from "../helpers/mcp_wire.ts";
+import { WireSession } from "../helpers/mcp_wire.ts";
+import { ROOT, RUNTIME, tempDir } from "../helpers/run.ts";
+import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
+
+const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
+
+/**
+ * A toolwire CLI whose commands are read from `commands.json` beside it at every start: `{"names": [...]}`;
+ * each command waits `--ms` and answers its name. A name that is not a valid command path fails registration,
+ * so the CLI then prints no manifest.
+ */
+function changingCli(dir: string, names: string[]): { argv: string[]; set(names: string[]): void; rewrite(): void } {
+  const library = RUNTIME === "deno" ? join(ROOT, "mod.ts") : join(ROOT, "dist", "mod.js");
+  const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
+  const source = (stamp: number) => [
+    `// version ${stamp}`,
+    `import { readFileSync } from "node:fs";`,
+    `import { createTool } from ${JSON.stringify(library)};`,
+    `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
+    `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
+    `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
+    `  flags: { ms: { type: "integer", default: 0, description: "Wait first" } },`,
+    `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
+    `  run: async (ctx) => { await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
+    `await tool.main();`,
+  ].join("\n");
+  let stamp = 0;
+  writeFileSync(script, source(stamp));
+  const set = (next: string[]) => writeFileSync(join(dir, "commands.json"), JSON.stringify({ names: next }));
+  set(names);
+  const argv = RUNTIME === "deno" ? [denoGlobal!.execPath(), "run", "-A", "--quiet", script] : [process.execPath, script];
+  return { argv, set, rewrite: () => writeFileSync(script, source(++stamp)) };
+}
+
+function serverArgv(cli: string[]): string[] {
+  return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), "--watch-interval", "0.1"];
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
+  it("the v2 SDK client (auto mode) hears list_changed through subscriptions/listen and lists the new tools", async () => {
+    const dir = tempDir("toolwire-live-");
+    try {
+      const cli = changingCli(dir.path, ["alpha", "slow"]);
+      const seen: string[][] = [];
+      const client = new Client({ name: "live-test", version: "1.0.0" }, {
+        versionNegotiation: { mode: "auto" },
+        listChanged: { tools: { onChanged: (error, tools) => void (error ? undefined : seen.push((tools ?? []).map((tool) => tool.name))) } },
+      });
+      const [command, ...args] = serverArgv(cli.argv);
+      await client.connect(new StdioClientTransport({ command: command!, args, stderr: "ignore", cwd: ROOT }));
+      try {
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "manifest", "slow"]);
+        // A call in flight when the manifest changes finishes against the manifest it started with.
+        const inFlight = client.callTool({ name: "slow", arguments: { ms: 1_500 } });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        cli.set(["alpha", "beta"]);
+        cli.rewrite();
+        await until(() => seen.some((names) => names.includes("beta")), "list_changed with beta");
+        assert.deepEqual(seen.at(-1)!.sort(), ["alpha", "beta", "manifest"]);
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "beta", "manifest"]);
+        const finished = await inFlight as { structuredContent: { ok: boolean; data: { name: string } } };
+        assert.equal(finished.structuredContent.ok, true);
+        assert.equal(finished.structuredContent.data.name, "slow");
+        const beta = await client.callTool({ name: "beta", arguments: {} }) as { structuredContent: { data: { name: string } } };
+        assert.equal(beta.structuredContent.data.name, "beta");
+      } finally {
+        await client.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("a legacy client gets unsolicited list_changed; a manifest that fails is reported and the old tools stay", async () => {
+    const dir = tempDir("toolwire-live-");
+    try {
+      const cli = changingCli(dir.path, ["alpha"]);
+      const s = new WireSession(serverArgv(cli.argv));
+      const init = await s.request(initialize(0));
+      assert.deepEqual(init.result.capabilities.tools, { listChanged: true });
+      cli.set(["alpha", "gamma"]);
+      const changed = await s.next(15_000);
+      assert.equal(changed.method, "notifications/tools/list_changed");
+      const listed = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name).sort(), ["alpha", "gamma", "manifest"]);
+      // "Bad Name" is no command path: the CLI fails to start, so it prints no manifest.
+      cli.set(["alpha", "Bad Name"]);
+      cli.rewrite();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const still = await s.request({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+      assert.deepEqual(still.result.tools.map((tool: { name: string }) => tool.name).sort(), ["alpha", "gamma", "manifest"]);
+      const result = await s.close();
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /new manifest was refused; the tools stay as they were/);
+      assert.match(result.stderr, /manifest changed \(sha256:/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
