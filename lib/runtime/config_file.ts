@@ -120,8 +120,8 @@ export async function replaceTextFile(path: string, text: string): Promise<void>
   }
 }
 
-/** Options of {@linkcode withFileLock}. */
-export interface FileLockOptions {
+/** Options of {@linkcode withLockDirectory}. */
+export interface LockDirectoryOptions {
   /** Give up waiting after this many milliseconds. @default 15000 */
   waitMs?: number;
   /** A lock older than this was left by a process that died holding it, and is taken over. @default 10000 */
@@ -131,44 +131,46 @@ export interface FileLockOptions {
 }
 
 /**
- * Thrown by {@linkcode withFileLock} when another process held the lock for the whole wait.
+ * Thrown by {@linkcode withLockDirectory} when another process held the lock for the whole wait.
  *
  * @example
  * ```ts
  * try {
- *   await withFileLock(path, update);
+ *   await withLockDirectory(path, update);
  * } catch (error) {
- *   if (error instanceof FileLockTimeout) console.error(`busy: ${error.lockPath}`);
+ *   if (error instanceof LockDirectoryTimeout) console.error(`busy: ${error.lockPath}`);
  * }
  * ```
  */
-export class FileLockTimeout extends Error {
+export class LockDirectoryTimeout extends Error {
   /** The lock directory. */
   readonly lockPath: string;
 
   constructor(lockPath: string) {
     super(`${lockPath} is held by another process`);
-    this.name = "FileLockTimeout";
+    this.name = "LockDirectoryTimeout";
     this.lockPath = lockPath;
   }
 }
 
 /**
- * Runs `fn` while holding the lock of a file: the directory `<path>.lock`, created atomically — the
- * convention of `proper-lockfile`, so programs using it and this one exclude each other. A lock older than
+ * Runs `fn` while holding the lock of a file another program owns: the directory `<path>.lock`, created
+ * atomically — the convention of `proper-lockfile`, which MCP clients written in Node use for their own
+ * configuration, so they and this one exclude each other. (toolwire's own state uses `withFileLock`, whose
+ * stale-lock breaking is exclusive; a foreign convention cannot be changed.) A lock older than
  * `staleMs` (a holder killed mid-write) is taken over; every other wait is bounded by `waitMs`.
  *
  * @example
  * ```ts
- * await withFileLock("/home/ada/.claude.json", async () => {
+ * await withLockDirectory("/home/ada/.claude.json", async () => {
  *   // read, change and replace the file: no other writer gets in between
  * });
  * ```
  */
-export async function withFileLock<T>(
+export async function withLockDirectory<T>(
   path: string,
   fn: () => Promise<T>,
-  options: FileLockOptions = {},
+  options: LockDirectoryOptions = {},
 ): Promise<T> {
   const lockPath = `${path}.lock`;
   const waitMs = options.waitMs ?? 15_000;
@@ -188,7 +190,7 @@ export async function withFileLock<T>(
       await fs().rm(lockPath, { recursive: true, force: true });
       continue;
     }
-    if (Date.now() >= giveUpAt) throw new FileLockTimeout(lockPath);
+    if (Date.now() >= giveUpAt) throw new LockDirectoryTimeout(lockPath);
     await new Promise((done) => setTimeout(done, pause));
     pause = Math.min(pause * 2, 200);
   }

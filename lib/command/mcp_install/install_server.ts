@@ -5,12 +5,12 @@ import { currentDir, ensureDir, getEnv, homeDir, joinPath, readTextIfExists } fr
 import {
   absolutePath,
   copyFileExclusive,
-  FileLockTimeout,
+  LockDirectoryTimeout,
   parentDir,
   realFilePath,
   removeFile,
   replaceTextFile,
-  withFileLock,
+  withLockDirectory,
 } from "../../runtime/config_file.ts";
 import { platformName, selfLaunch } from "../../runtime/launch.ts";
 import { mergeServer } from "./config_merge.ts";
@@ -197,7 +197,7 @@ async function apply(update: ConfigUpdate, signal: AbortSignal): Promise<Record<
   const real = await realFilePath(update.config);
   await ensureDir(parentDir(real));
   try {
-    return await withFileLock(real, async () => {
+    return await withLockDirectory(real, async () => {
       const original = await readTextIfExists(real);
       const merge = merged(update, original);
       if (merge.change === "none") {
@@ -218,7 +218,7 @@ async function apply(update: ConfigUpdate, signal: AbortSignal): Promise<Record<
       };
     }, { signal });
   } catch (error) {
-    if (!(error instanceof FileLockTimeout)) throw error;
+    if (!(error instanceof LockDirectoryTimeout)) throw error;
     throw new CommandError(
       ExitCode.UNAVAILABLE,
       `another process is changing ${update.config} (it holds ${error.lockPath})`,
