@@ -8,6 +8,7 @@ import { CommandError } from "../lib/command/command_error.ts";
 import type { Tool } from "../lib/command/tool.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../lib/framing/line_framer.ts";
 import { listenMcp } from "../lib/protocol/mcp/mcp_listener.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../lib/protocol/in_flight.ts";
 import { pathKind, removeFile } from "../lib/runtime/fs.ts";
 import { connectSocket, type SocketAddress } from "../lib/runtime/socket.ts";
 import { ExitCode } from "../lib/exit_code.ts";
@@ -25,7 +26,7 @@ const LISTEN_FLAGS = {
     default: DEFAULT_MAX_MESSAGE_BYTES,
     description: "Longest accepted message; a longer one is answered with -32600 and skipped",
   },
-  "max-in-flight": { type: "integer", default: 64, description: "Requests one connection may have open; reading it pauses beyond" },
+  "max-in-flight": { type: "integer", default: DEFAULT_MAX_IN_FLIGHT, description: "Requests one connection may have open; reading it pauses beyond" },
   "max-in-flight-total": { type: "integer", default: 256, description: "Requests open over all connections together" },
   "max-connections": { type: "integer", default: 128, description: "Connections open at once; one more is closed at once" },
   grace: {

@@ -1,4 +1,5 @@
 import { serveMcp } from "../protocol/mcp/mod.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../protocol/in_flight.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../framing/line_framer.ts";
 import { CommandError } from "./command_error.ts";
 import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "./contract.ts";
@@ -15,7 +16,7 @@ const MCP_SERVE_FLAGS = {
     default: DEFAULT_MAX_MESSAGE_BYTES,
     description: "Longest accepted message; a longer one is answered with -32600 and skipped",
   },
-  "max-in-flight": { type: "integer", default: 64, description: "Requests handled at once; reading stdin pauses beyond it" },
+  "max-in-flight": { type: "integer", default: DEFAULT_MAX_IN_FLIGHT, description: "Requests handled at once; reading stdin pauses beyond it" },
 } as const satisfies Record<string, FlagSpec>;
 
 /** The flags of the built-in `mcp serve`. */

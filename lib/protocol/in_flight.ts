@@ -1,3 +1,6 @@
+/** Requests a protocol session has open at once before it stops reading, unless told otherwise. */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
 /**
  * The requests a protocol server is answering at once. Each gets an AbortController, so a cancellation or the
  * end of the session reaches its handler, and each is answered exactly once: the handler's result and a

@@ -150,7 +150,7 @@ describe("serveLsp: requests", () => {
     assert.equal(await ended, undefined);
   });
 
-  it("at maxConcurrentRequests, reading pauses until a request is answered", async () => {
+  it("at maxInFlight, reading pauses until a request is answered", async () => {
     let running = 0;
     let most = 0;
     const { peer, ended } = await serving({
@@ -162,7 +162,7 @@ describe("serveLsp: requests", () => {
           return null;
         },
       },
-    }, { maxConcurrentRequests: 2 });
+    }, { maxInFlight: 2 });
     for (let id = 1; id <= 6; id++) peer.send(request(id, "work"));
     for (let id = 1; id <= 6; id++) await peer.next();
     assert.equal(most, 2);

@@ -27,7 +27,7 @@ import {
 } from "../../framing/content_length_framer.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { ContentLengthSession, type FrameOutcome, runFrameLoop } from "../content_length_session.ts";
-import { InFlight } from "../in_flight.ts";
+import { DEFAULT_MAX_IN_FLIGHT, InFlight } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import {
   classifyMessage,
@@ -135,12 +135,12 @@ export interface LspHandlers {
  *
  * @example
  * ```ts
- * serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxConcurrentRequests: 16 });
+ * serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
  * ```
  */
 export interface LspOptions extends ContentLengthFramerOptions {
   /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
-  maxConcurrentRequests?: number;
+  maxInFlight?: number;
 }
 
 /**
@@ -196,7 +196,7 @@ class LspServer {
     this.#handlers = handlers;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#session = new ContentLengthSession(io, options);
-    this.#requests = new InFlight(options.maxConcurrentRequests ?? 64);
+    this.#requests = new InFlight(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     // A signal ends the process within a grace period: handlers stop now, nothing waits for them.
     io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
   }

@@ -38,12 +38,16 @@ import {
   type JsonRpcId,
   notification,
   resultResponse,
-  type RpcError,
   RpcErrorCode,
 } from "../json_rpc.ts";
-import { claimsVersion, LOG_LEVELS, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
-import type { CallCancellation, JsonToolResult, ToolCallContext, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../in_flight.ts";
+import { CallContext, type Notifier, progressToken } from "./call_context.ts";
+import { type Era, type LegacyEra, routeRequest } from "./era.ts";
+import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
 import { SlotPool } from "./slot_pool.ts";
+import { Subscriptions } from "./subscriptions.ts";
+import type { JsonToolResult, ToolCatalog, ToolCallOutcome } from "./tool_catalog.ts";
+import { toolsPage, type ToolsPage } from "./tools_page.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 
 /** Options of {@linkcode serveMcp}. */
@@ -77,18 +81,11 @@ export interface McpServerIO {
   log?(message: string): void;
 }
 
-type Era =
-  | { kind: "opening" }
-  | { kind: "modern" }
-  | { kind: "legacy"; version: string; initialized: boolean; capabilities: Record<string, unknown>; logLevel?: LogLevel };
+const MODERN: Era = { kind: "modern" };
 
 /** A response: a message object, its JSON text when already serialised, or `null` for no answer. */
 type Reply = Record<string, unknown> | string | null;
 
-/** Open subscriptions per connection; one more is refused. */
-const MAX_SUBSCRIPTIONS = 16;
-
-const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /**
  * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
@@ -109,8 +106,7 @@ class McpSession {
   readonly #options: McpServerOptions;
   readonly #out: SerialWriter;
   readonly #open = new Map<JsonRpcId, CallContext>();
-  /** Open `subscriptions/listen` requests, by id. */
-  readonly #subscriptions = new Set<JsonRpcId>();
+  readonly #subscriptions: Subscriptions;
   readonly #capabilities: Record<string, unknown>;
   readonly #notifier: Notifier;
   readonly #serverMeta: Record<string, unknown>;
@@ -127,12 +123,14 @@ class McpSession {
     this.#io = io;
     this.#options = options;
     this.#out = new SerialWriter(io.channel);
-    this.#slots = new SlotPool(options.maxInFlight ?? 64);
+    this.#slots = new SlotPool(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.#sharedSlots = options.sharedInFlight;
     this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
     this.#notifier = { logger: options.serverInfo.name, send: (message) => void this.#reply(message) };
-    this.#capabilities = { tools: options.catalog.watch === undefined ? {} : { listChanged: true }, logging: {} };
+    const toolsCanChange = options.catalog.watch !== undefined;
+    this.#capabilities = { tools: toolsCanChange ? { listChanged: true } : {}, logging: {} };
+    this.#subscriptions = new Subscriptions(toolsCanChange);
   }
 
   async run(): Promise<void> {
@@ -169,7 +167,7 @@ class McpSession {
     if (this.#unanswered > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
     this.#io.signal?.removeEventListener("abort", shutdown);
     unwatch?.();
-    this.#endSubscriptions();
+    for (const result of this.#subscriptions.end(this.#serverMeta)) void this.#reply(result);
     await this.#out.flush();
     this.#io.channel.release();
   }
@@ -379,7 +377,7 @@ class McpSession {
     const requestId = params?.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
     // A cancelled subscription ends without a final result.
-    if (this.#subscriptions.delete(requestId)) return;
+    if (this.#subscriptions.cancel(requestId)) return;
     const open = this.#open.get(requestId);
     if (open === undefined) return;
     open.cancelled = true;
@@ -392,27 +390,21 @@ class McpSession {
     if (this.#open.has(id) || this.#subscriptions.has(id)) {
       return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(id)} is already in use` });
     }
-    const era = this.#era;
-    if (era.kind === "legacy") return this.#legacy(era, id, method, params);
-    if (era.kind === "modern") {
-      // A modern connection has no handshake: the error names every version this server speaks (§9).
-      if (method === "initialize") return errorResponse(id, unsupportedVersion(requestedVersion(params)));
-      const checked = validateRequestMeta(params);
-      if ("error" in checked) return errorResponse(id, checked.error);
-      return this.#modern(id, method, params, checked.meta);
+    const route = routeRequest(this.#era, method, params);
+    switch (route.kind) {
+      case "error":
+        return errorResponse(id, route.error);
+      case "initialize":
+        return this.#initialize(id, params);
+      case "ping":
+        return resultResponse(id, {});
+      case "modern":
+        if (route.pins) this.#era = MODERN;
+        return this.#modern(id, method, params, route.meta);
+      case "legacy":
+        if (route.pins) this.#era = route.era;
+        return this.#legacy(route.era, id, method, params);
     }
-    if (method === "initialize") return this.#initialize(id, params);
-    if (claimsVersion(params) || method === "server/discover") {
-      const checked = validateRequestMeta(params);
-      if ("error" in checked) return errorResponse(id, checked.error);
-      if (method !== "server/discover") this.#era = { kind: "modern" };
-      return this.#modern(id, method, params, checked.meta);
-    }
-    if (method === "ping") return resultResponse(id, {});
-    // A claim-less request before `initialize`: both reference SDK servers serve it as legacy (§9 [OPEN]).
-    const legacy: Era = { kind: "legacy", version: negotiateLegacyVersion(undefined), initialized: false, capabilities: {} };
-    this.#era = legacy;
-    return this.#legacy(legacy, id, method, params);
   }
 
   #modern(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, meta: RequestMeta): Promise<Reply> | Reply {
@@ -435,13 +427,14 @@ class McpSession {
       case "tools/call":
         return this.#callTool(id, params, "modern", meta.clientCapabilities, meta.logLevel);
       case "subscriptions/listen":
-        return this.#listen(id, params);
+        // The answer now is the acknowledgement; the subscription's result comes when the session ends.
+        return this.#subscriptions.open(id, params);
       default:
         return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     }
   }
 
-  #legacy(era: Extract<Era, { kind: "legacy" }>, id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
+  #legacy(era: LegacyEra, id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
     switch (method) {
       case "initialize":
         if (era.initialized) return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request: already initialized" });
@@ -486,57 +479,18 @@ class McpSession {
 
   // ---- subscriptions ----
 
-  /** Opens a subscription: the answer now is its acknowledgement; its result comes when the session ends. */
-  #listen(id: JsonRpcId, params: Record<string, unknown> | undefined): Reply {
-    const wanted = params?.notifications;
-    if (typeof wanted !== "object" || wanted === null || Array.isArray(wanted)) {
-      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: notifications must be an object" });
-    }
-    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS) {
-      return errorResponse(id, {
-        code: RpcErrorCode.INVALID_PARAMS,
-        message: `Invalid params: at most ${MAX_SUBSCRIPTIONS} subscriptions per connection are open at once`,
-      });
-    }
-    // Only a changing tool list has anything to tell; prompts and resources are not served.
-    const honoured = (wanted as Record<string, unknown>).toolsListChanged === true && this.#options.catalog.watch !== undefined
-      ? { toolsListChanged: true }
-      : {};
-    this.#subscriptions.add(id);
-    return notification("notifications/subscriptions/acknowledged", { _meta: { [SUBSCRIPTION_ID]: id }, notifications: honoured });
-  }
-
   /** The catalog's tools changed: every subscriber hears it, and so does an initialized legacy client. */
   #toolsChanged(): void {
     if (this.#stopped()) return;
-    for (const id of this.#subscriptions) {
-      void this.#reply(notification("notifications/tools/list_changed", { _meta: { [SUBSCRIPTION_ID]: id } }));
-    }
+    for (const message of this.#subscriptions.toolsChanged()) void this.#reply(message);
     const era = this.#era;
     if (era.kind === "legacy" && era.initialized) void this.#reply(notification("notifications/tools/list_changed"));
   }
 
-  /** The session ends: each open subscription gets its final result. */
-  #endSubscriptions(): void {
-    for (const id of this.#subscriptions) {
-      void this.#reply(resultResponse(id, { resultType: "complete", _meta: { ...this.#serverMeta, [SUBSCRIPTION_ID]: id } }));
-    }
-    this.#subscriptions.clear();
-  }
-
   // ---- tools ----
 
-  #toolsPage(params: Record<string, unknown> | undefined): { tools: unknown[]; nextCursor?: string } | { error: RpcError } {
-    const tools = this.#options.catalog.tools();
-    const size = Math.max(1, this.#options.pageSize ?? 100);
-    let offset = 0;
-    if (params?.cursor !== undefined) {
-      const decoded = decodeCursor(params.cursor, tools.length);
-      if (decoded === undefined) return { error: { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: unknown cursor" } };
-      offset = decoded;
-    }
-    const end = offset + size;
-    return { tools: tools.slice(offset, end), ...(end < tools.length ? { nextCursor: encodeCursor(end) } : {}) };
+  #toolsPage(params: Record<string, unknown> | undefined): ToolsPage {
+    return toolsPage(this.#options.catalog.tools(), params?.cursor, this.#options.pageSize ?? 100);
   }
 
   #callTool(
@@ -602,130 +556,6 @@ class McpSession {
 
 }
 
-/**
- * One call's cancellation. Most calls are never cancelled and never read their AbortSignal, and in Node 20
- * building one costs several µs (an EventTarget made with `setPrototypeOf`) — more than the rest of a small
- * call's bookkeeping. So the AbortController is made only when `signal` is read (or already aborted by
- * then), and listeners that only wait for the abort (the executor's deadline) are kept in a plain array.
- */
-class CallAbort implements CallCancellation {
-  #controller: AbortController | undefined;
-  #listeners: Array<() => void> | undefined;
-  aborted = false;
-  reason: unknown = undefined;
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.reason);
-    }
-    return this.#controller.signal;
-  }
-
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    // The reason AbortController.abort() gives when none is passed.
-    this.reason = reason ?? new DOMException("This operation was aborted", "AbortError");
-    this.#controller?.abort(this.reason);
-    const listeners = this.#listeners ?? [];
-    this.#listeners = undefined;
-    for (const listener of listeners) listener();
-  }
-
-  addEventListener(_type: "abort", listener: () => void): void {
-    // Like an aborted AbortSignal: a listener added after the abort never fires.
-    if (!this.aborted) (this.#listeners ??= []).push(listener);
-  }
-
-  removeEventListener(_type: "abort", listener: () => void): void {
-    const index = this.#listeners?.indexOf(listener) ?? -1;
-    if (index !== -1) this.#listeners!.splice(index, 1);
-  }
-}
-
-/** Where a call's progress and log notifications go. */
-interface Notifier {
-  /** The `logger` of `notifications/message`: the server's name. */
-  logger: string;
-  send(message: Record<string, unknown>): void;
-}
-
-/**
- * One open call: its {@linkcode ToolCallContext}, and whether it was cancelled or answered. A class, so
- * that `signal`, `progress` and `log` live once on the prototype — no closures per call, and one hidden
- * class in V8 (a getter written in an object literal gives every object its own).
- */
-class CallContext implements ToolCallContext {
-  readonly era: ToolCallContext["era"];
-  readonly clientCapabilities: Record<string, unknown>;
-  readonly cancellation = new CallAbort();
-  /** The client cancelled the call: nothing more is sent for its id (§6). */
-  cancelled = false;
-  /** The response is on its way: no progress or log may follow it (§6). */
-  answered = false;
-  readonly #progressToken: string | number | undefined;
-  readonly #logLevel: LogLevel | undefined;
-  readonly #notifier: Notifier;
-  #lastProgress = -Infinity;
-
-  constructor(
-    era: ToolCallContext["era"],
-    clientCapabilities: Record<string, unknown>,
-    progressToken: string | number | undefined,
-    logLevel: LogLevel | undefined,
-    notifier: Notifier,
-  ) {
-    this.era = era;
-    this.clientCapabilities = clientCapabilities;
-    this.#progressToken = progressToken;
-    this.#logLevel = logLevel;
-    this.#notifier = notifier;
-  }
-
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
-  }
-
-  progress(update: { progress: number; total?: number; message?: string }): void {
-    // Only when asked for, increasing, and never after the response (§6).
-    if (this.#progressToken === undefined || this.answered || this.cancelled || !(update.progress > this.#lastProgress)) return;
-    this.#lastProgress = update.progress;
-    this.#notifier.send(notification("notifications/progress", { progressToken: this.#progressToken, ...update }));
-  }
-
-  log(level: LogLevel, data: unknown): void {
-    const threshold = this.#logLevel;
-    if (threshold === undefined || this.answered || this.cancelled) return;
-    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return;
-    this.#notifier.send(notification("notifications/message", { level, logger: this.#notifier.logger, data }));
-  }
-}
-
-/** The request's `_meta.progressToken`, when it is one: the client asked for progress. */
-function progressToken(params: Record<string, unknown> | undefined): string | number | undefined {
-  const token = (params?._meta as Record<string, unknown> | undefined)?.progressToken;
-  return typeof token === "string" || Number.isSafeInteger(token) ? token as string | number : undefined;
-}
-
 function isBlank(bytes: Uint8Array): boolean {
   return bytes.every((byte) => byte === 0x20 || byte === 0x09);
-}
-
-function requestedVersion(params: Record<string, unknown> | undefined): string {
-  return typeof params?.protocolVersion === "string" ? params.protocolVersion : "unknown";
-}
-
-function encodeCursor(offset: number): string {
-  return btoa(JSON.stringify({ offset }));
-}
-
-function decodeCursor(cursor: unknown, length: number): number | undefined {
-  if (typeof cursor !== "string" || cursor.length > 200) return undefined;
-  try {
-    const offset = (JSON.parse(atob(cursor)) as { offset?: unknown }).offset;
-    return Number.isSafeInteger(offset) && (offset as number) >= 0 && (offset as number) < length ? (offset as number) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -6,3 +6,5 @@ export * from "./mcp_server.ts";
 export * from "./request_meta.ts";
 export * from "./tool_catalog.ts";
 export * from "./versions.ts";
+export * from "./mcp_listener.ts";
+export * from "./slot_pool.ts";
