@@ -7,10 +7,9 @@
  */
 import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
 import { CommandError } from "../../lib/command/command_error.ts";
-import { quoteCommandLine } from "../../lib/command/command_line.ts";
+import { quoteCommandLine, splitCommandLine } from "../../lib/command/command_line.ts";
 import { readEnvelope } from "../../lib/command/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
-import { commandLineArgv } from "../exec_options.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines, outcome } from "./evidence.ts";
 import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
@@ -72,10 +71,20 @@ export function parsePrepareFailure(
     if (env.has(name)) throw new CommandError(ExitCode.ARG_ERROR, `--prepare-failure-env sets ${name} twice`);
     env.set(name, value.slice(equals + 1));
   }
-  return {
-    triggers: values.map((value) => commandLineArgv("prepare-failure", value)),
-    env: Object.fromEntries(env),
-  };
+  return { triggers: values.map(triggerArgv), env: Object.fromEntries(env) };
+}
+
+function triggerArgv(value: string): string[] {
+  const split = splitCommandLine(value);
+  if ("argv" in split && split.argv.length > 0) return split.argv;
+  throw new CommandError(
+    ExitCode.ARG_ERROR,
+    `--prepare-failure: ${"error" in split ? split.error : "it is empty"}`,
+    {
+      suggestion:
+        "give the protocol command's words, then its arguments, quoted as a shell would: --prepare-failure \"lsp --config 'my config.toml'\"",
+    },
+  );
 }
 
 /**

@@ -233,6 +233,7 @@ describe("toolwire check --prepare-failure", { concurrency: true }, () => {
         "--prepare-failure-env sets A twice",
       ],
       [["--prepare-failure", "lsp 'unclosed"], "--prepare-failure: unbalanced ' opened at character 5"],
+      [["--prepare-failure", " "], "--prepare-failure: it is empty"],
     ];
     for (const [flags, message] of cases) {
       const refused = await run([...TOOLWIRE, "--format", "json", "check", ...flags, "--", ...PYWIRE]);
