@@ -2,6 +2,7 @@ import { CommandError } from "../../lib/command/command_error.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import { limitMs } from "../../lib/command/time_limit.ts";
 import type { Tool } from "../../lib/command/tool.ts";
+import { parsePrepareFailure } from "./prepare_failure.ts";
 import { renderReport } from "./report.ts";
 import { runChecks } from "./run_checks.ts";
 
@@ -28,6 +29,15 @@ export function registerCheck(tool: Tool): void {
         default: 10,
         description: "Seconds each probe may take before its process group is killed",
       },
+      "prepare-failure": {
+        type: "array",
+        description:
+          "A protocol command and the arguments that make its preparation fail, as one command line (\"lsp --config missing.toml\"); checks ac05. Repeat for several",
+      },
+      "prepare-failure-env": {
+        type: "array",
+        description: "NAME=VALUE added to the environment of every --prepare-failure run; repeat for several",
+      },
     },
     positionals: [{ name: "cli", variadic: true, description: "The CLI to check: its program and leading arguments, after --" }],
     // Each probe has its own limit; the whole run has none (a CLI with many commands takes a while).
@@ -45,11 +55,20 @@ export function registerCheck(tool: Tool): void {
     examples: [
       { description: "Check a Python CLI", command: "toolwire check -- python3 tools/cli.py" },
       { description: "Check a toolwire tool, as JSON", command: "toolwire --format json check -- notes" },
+      {
+        description: "Also check how a server fails while preparing",
+        command: "toolwire check --prepare-failure \"lsp --config missing.toml\" -- ./mytool",
+      },
     ],
     run: async (ctx) => {
       const probeTimeout = ctx.flags["probe-timeout"];
       if (!(probeTimeout > 0)) throw new CommandError(ExitCode.ARG_ERROR, `--probe-timeout expects seconds > 0, got ${probeTimeout}`);
-      const report = await runChecks(ctx.args.cli, { probeTimeoutMs: limitMs(probeTimeout), signal: ctx.signal });
+      const prepareFailure = parsePrepareFailure(ctx.flags["prepare-failure"], ctx.flags["prepare-failure-env"]);
+      const report = await runChecks(ctx.args.cli, {
+        probeTimeoutMs: limitMs(probeTimeout),
+        signal: ctx.signal,
+        ...(prepareFailure.triggers.length === 0 ? {} : { prepareFailure }),
+      });
       if (report.summary.failed === 0) return report;
       const failed = report.criteria.filter((result) => result.status === "fail").map((result) => result.id);
       throw new CommandError(CHECK_FAILED, `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}`, {

@@ -1,9 +1,10 @@
 /**
  * Runs every criterion of {@linkcode CRITERIA} against a CLI from outside, the way an agent meets it: its
- * manifest, then each command with `--help` and with an invalid flag, then each protocol server in a live
- * session. Nothing here can change the CLI's state: ordinary commands only ever get `--help` or a flag
- * that must be refused before anything runs, a call naming an `mcp: false` tool carries an argument no
- * command takes, and every probe has a time limit after which its process group is killed.
+ * manifest, then each command with `--help` and with an invalid flag, then each protocol server in live
+ * sessions, then the preparation failures the user said how to cause. Nothing here can change the CLI's
+ * state: ordinary commands only ever get `--help` or a flag that must be refused before anything runs, a
+ * call naming an `mcp: false` tool carries an argument no command takes, a preparation failure is the
+ * user's own trigger, and every probe has a time limit after which its process group is killed.
  */
 import { runChild } from "../../lib/command/child_run.ts";
 import { CommandError } from "../../lib/command/command_error.ts";
@@ -13,6 +14,8 @@ import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/framework_flags.ts";
 import { checkFrameworkFlagRefused, checkHelp, checkOrdinaryInvalidFlag, checkProtocolInvalidFlag, INVALID_FLAG } from "./command_checks.ts";
 import { type CriterionResult, Ledger } from "./criteria.ts";
 import { checkManifest } from "./manifest_checks.ts";
+import { allEnv } from "../../lib/runtime/mod.ts";
+import { checkPrepareFailure, type PrepareFailureOptions, resolveTriggers } from "./prepare_failure.ts";
 import { checkMcpToolList, checkServer } from "./server_checks.ts";
 import { isProtocol, show } from "./subject.ts";
 
@@ -22,6 +25,8 @@ export interface CheckOptions {
   probeTimeoutMs: number;
   /** Ends the run early (a signal); running probes are killed. */
   signal: AbortSignal;
+  /** How to make protocol commands fail while preparing (ac05); without it ac05 is skipped. */
+  prepareFailure?: PrepareFailureOptions;
 }
 
 /** The outcome of {@linkcode runChecks}: plain data, the `data` of `toolwire check`'s envelope. */
@@ -40,7 +45,8 @@ const STDERR_KEPT_BYTES = 64 * 1024;
 
 /**
  * Checks a CLI against the criteria and returns the report. Throws a NOT_FOUND {@linkcode CommandError} when
- * the CLI cannot be started at all; everything else — even a CLI without a manifest — is a report.
+ * the CLI cannot be started at all, and an ARG_ERROR one when a `prepareFailure` trigger names no protocol
+ * command of its manifest; everything else — even a CLI without a manifest — is a report.
  *
  * @example
  * ```ts
@@ -50,8 +56,14 @@ const STDERR_KEPT_BYTES = 64 * 1024;
  */
 export async function runChecks(cli: readonly string[], options: CheckOptions): Promise<CheckReport> {
   const ledger = new Ledger();
-  const probe = (argv: readonly string[], stdin: "null" | "open" = "null") =>
-    runChild([...cli, ...argv], { timeoutMs: options.probeTimeoutMs, signal: options.signal, stdin, maxStderrBytes: STDERR_KEPT_BYTES })
+  const probe = (argv: readonly string[], stdin: "null" | "open" = "null", env: Record<string, string> = {}) =>
+    runChild([...cli, ...argv], {
+      timeoutMs: options.probeTimeoutMs,
+      signal: options.signal,
+      stdin,
+      maxStderrBytes: STDERR_KEPT_BYTES,
+      ...(Object.keys(env).length === 0 ? {} : { env: { ...allEnv(), ...env } }),
+    })
       .then((run) => {
         if (run.ending === "cancelled") throw options.signal.reason;
         return run;
@@ -65,6 +77,8 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
   }
   const commands = checkManifest(ledger, manifestRun);
   if (commands === undefined) return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
+  // A trigger naming no protocol command is the user's mistake: said before any session runs.
+  const triggers = options.prepareFailure === undefined ? [] : resolveTriggers(commands, options.prepareFailure.triggers);
 
   const runnable = commands.filter((command) => {
     if (command.entry.arguments !== "passthrough") return true;
@@ -91,11 +105,13 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
   withFlags.forEach(({ command, flag }, index) => checkFrameworkFlagRefused(ledger, command, flag, flagged[index]!));
   for (const command of servers) await checkServer(ledger, cli, command, options);
   if (servers.length === 0) {
-    for (const id of ["ac04-invalid-flag", "ac07-stdout-purity", "ac08-malformed-request", "ac09-stdin-eof", "ac10-sigterm", "ac11-idle-not-killed", "ac12-framework-flags-refused"] as const) {
+    for (const id of ["ac04-invalid-flag", "ac05-prepare-failure", "ac07-stdout-purity", "ac08-malformed-request", "ac09-stdin-eof", "ac10-sigterm", "ac11-idle-not-killed", "ac12-framework-flags-refused"] as const) {
       ledger.skip(id, "the CLI has no protocol command");
     }
+  } else if (triggers.length === 0) {
+    ledger.skip("ac05-prepare-failure", "not checked: how to make preparation fail is specific to the CLI; say it with --prepare-failure \"<command> <arguments>\" (and --prepare-failure-env NAME=VALUE)");
   }
-  ledger.skip("ac05-prepare-failure", "making a server fail while it prepares needs a trigger specific to the CLI; not observable from outside");
+  await checkPrepareFailure(ledger, triggers, options.prepareFailure?.env ?? {}, (argv, env) => probe(argv, "null", env));
   await checkMcpToolList(ledger, cli, commands, options);
   return report(cli, ledger);
 }

@@ -6,10 +6,10 @@ import { lastLine } from "../../lib/command/child_run.ts";
 import { readEnvelope } from "../../lib/command/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
-import { clip } from "./evidence.ts";
 import { McpProbe } from "./mcp_probe.ts";
-import { ServerSession } from "./server_session.ts";
-import { type CheckedCommand, isProtocol, show, toolName } from "./subject.ts";
+import { framingOf, isFramed, probeFor, type ProtocolProbe, type Seen, SPOKEN_PROTOCOLS } from "./protocol_probe.ts";
+import { type Framing, ServerSession } from "./server_session.ts";
+import { type CheckedCommand, declaresExit, isProtocol, show, toolName } from "./subject.ts";
 
 /** What a live check needs: each wait's limit, and the signal that ends the run. */
 export interface SessionOptions {
@@ -24,8 +24,11 @@ const IDLE_TIMEOUT_SECONDS = 1;
 const IDLE_WATCH_MS = 2_500;
 
 /**
- * One protocol server in three live sessions: stdout purity and a malformed line (mcp-stdio), then stdin EOF;
- * SIGTERM while serving; idle past a short `--timeout`. Every session's process group ends with it.
+ * One protocol server in live sessions, as a client of its protocol (mcp-stdio, LSP or DAP): the first
+ * response and a malformed message, then stdin EOF; SIGTERM while serving; idle past a short `--timeout`;
+ * and, for Content-Length protocols, a header without a usable length. Every stdout byte read must belong
+ * to a message. A protocol the checker does not speak gets only what needs no client — stdin EOF and
+ * SIGTERM — and the rest is skipped with the reason. Every session's process group ends with it.
  *
  * @example
  * ```ts
@@ -34,27 +37,38 @@ const IDLE_WATCH_MS = 2_500;
  */
 export async function checkServer(ledger: Ledger, cli: readonly string[], command: CheckedCommand, options: SessionOptions): Promise<void> {
   const argv = [...cli, "--format", "json", ...command.words];
-  const mcp = command.entry.protocol === "mcp-stdio";
   const label = show(command);
-  if (!mcp) {
-    for (const id of ["ac07-stdout-purity", "ac08-malformed-request"] as const) {
-      ledger.skip(id, `${label}: speaks ${String(command.entry.protocol)}; the checker speaks mcp-stdio only`);
+  const protocol = String(command.entry.protocol);
+  const framing = framingOf(protocol) ?? "line";
+  const client = (server: ServerSession) => probeFor(protocol, server, options.probeTimeoutMs);
+  const unspoken = `${label}: speaks ${protocol}; the checker speaks ${SPOKEN_PROTOCOLS}`;
+  // Each session may run into the same stray output; it is reported once.
+  const impurities = new Set<string>();
+  const purity = (probe: ProtocolProbe | undefined, opened?: Seen) => {
+    const impurity = probe?.impurity === undefined || impurities.has(probe.impurity) ? undefined : probe.impurity;
+    if (impurity !== undefined) impurities.add(impurity);
+    const problems = [...(opened?.ok === false ? [opened.note] : []), ...(impurity === undefined ? [] : [impurity])];
+    if (problems.length > 0) ledger.fail("ac07-stdout-purity", `${label}: ${problems.join("; ")}`);
+    else if (opened !== undefined) ledger.pass("ac07-stdout-purity", `${label}: ${opened.note}`);
+  };
+
+  await session(argv, framing, options, async (server) => {
+    const probe = client(server);
+    if (probe === undefined) {
+      for (const id of ["ac07-stdout-purity", "ac08-malformed-request"] as const) ledger.skip(id, unspoken);
+    } else {
+      const opened = await probe.open();
+      if (probe.lost) ledger.skip("ac08-malformed-request", `${label}: not checked, its stdout could not be read as ${protocol} messages (see ac07)`);
+      else {
+        const malformed = await probe.malformed();
+        ledger.record("ac08-malformed-request", malformed.ok, `${label}: ${malformed.note}`);
+      }
+      purity(probe, opened);
     }
-  }
-  await session(argv, options, async (server) => {
-    if (mcp) {
-      const client = new McpProbe(server, options.probeTimeoutMs);
-      const { firstLine, response } = await client.open();
-      if (response !== undefined) ledger.pass("ac07-stdout-purity", `${label}: the first stdout line answers server/discover (${client.era} era)`);
-      else ledger.fail("ac07-stdout-purity", `${label}: ${firstLine === undefined ? "no stdout line in time" : `the first stdout line is not the response: ${clip(firstLine)}`}`);
-      await server.send("{this is not json");
-      const parseError = await client.reply((reply) => reply.error?.code === -32700);
-      const after = parseError === undefined ? undefined : await client.request("tools/list");
-      ledger.record(
-        "ac08-malformed-request",
-        after !== undefined,
-        `${label}: ${parseError === undefined ? "no -32700 answer to a malformed line" : after === undefined ? "answered -32700, then stopped answering" : "answered -32700, then answered tools/list"}`,
-      );
+    if (server.ended) {
+      const gone = await server.waitExit(options.probeTimeoutMs);
+      ledger.skip("ac09-stdin-eof", `${label}: not checked, the server ended (${gone === undefined ? "its stdout closed" : `exit ${gone.code}`}) before its stdin was closed`);
+      return;
     }
     await server.closeStdin();
     const exit = await server.waitExit(options.probeTimeoutMs);
@@ -62,30 +76,80 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
     const ok = exit?.code === 0 && envelopeLine === undefined;
     ledger.record("ac09-stdin-eof", ok, `${label}: ${exit === undefined ? "still running after stdin closed" : `exit ${exit.code}`}${envelopeLine === undefined ? "" : ", an envelope on stderr"}`);
   });
-  await session(argv, options, async (server) => {
-    // Serving has begun once a request is answered; a server of another protocol gets a moment instead.
-    if (mcp) await new McpProbe(server, options.probeTimeoutMs).open();
+
+  await session(argv, framing, options, async (server) => {
+    // Serving has begun once a request is answered; a server of a protocol the checker does not speak gets a moment instead.
+    const probe = client(server);
+    if (probe !== undefined) await probe.open();
     else await delay(500);
     server.signal("SIGTERM");
     const exit = await server.waitExit(options.probeTimeoutMs);
     const read = readEnvelope(lastLine(server.stderr));
     const ok = exit?.code === ExitCode.SIGTERM && "envelope" in read;
     ledger.record("ac10-sigterm", ok, `${label}: ${exit === undefined ? "still running after SIGTERM" : `exit ${exit.code}`}, ${"envelope" in read ? "envelope last on stderr" : "no envelope last on stderr"}`);
+    purity(probe);
   });
-  await session([...argv, "--timeout", String(IDLE_TIMEOUT_SECONDS)], options, async (server) => {
-    const client = new McpProbe(server, options.probeTimeoutMs);
-    if (mcp) await client.open();
+
+  await session([...argv, "--timeout", String(IDLE_TIMEOUT_SECONDS)], framing, options, async (server) => {
+    const probe = client(server);
+    if (probe !== undefined) await probe.open();
     const early = await server.waitExit(IDLE_WATCH_MS);
+    const idle = `${IDLE_WATCH_MS / 1000} s idle with --timeout ${IDLE_TIMEOUT_SECONDS}`;
     if (early !== undefined) {
       if (early.code === ExitCode.ARG_ERROR) ledger.skip("ac11-idle-not-killed", `${label}: exits 2 with --timeout, which it may not take (REQ-C-012)`);
-      else ledger.fail("ac11-idle-not-killed", `${label}: exited ${early.code} while idle, ${IDLE_WATCH_MS / 1000} s into a --timeout of ${IDLE_TIMEOUT_SECONDS} s`);
-      return;
+      else ledger.fail("ac11-idle-not-killed", `${label}: exited ${early.code} after ${idle}`);
+    } else if (probe === undefined) {
+      ledger.skip("ac11-idle-not-killed", `${label}: still running after ${idle}, but whether it still serves is not checked: it speaks ${protocol}`);
+    } else if (probe.lost) {
+      ledger.skip("ac11-idle-not-killed", `${label}: still running after ${idle}, but whether it still serves is not checked: its stdout could not be read as ${protocol} messages (see ac07)`);
+    } else {
+      const answered = await probe.ping();
+      ledger.record("ac11-idle-not-killed", answered, `${label}: ${answered ? "still serving" : "still running but no longer answering"} after ${idle}`);
     }
-    const answered = mcp ? (await client.request("tools/list")) !== undefined : true;
-    ledger.record("ac11-idle-not-killed", answered, `${label}: ${answered ? "still serving" : "still running but no longer answering"} after ${IDLE_WATCH_MS / 1000} s idle with --timeout ${IDLE_TIMEOUT_SECONDS}`);
+    purity(probe);
     await server.closeStdin();
     await server.waitExit(options.probeTimeoutMs);
   });
+
+  if (framing === "content-length") {
+    await session(argv, framing, options, async (server) => {
+      const probe = client(server);
+      if (probe === undefined || !isFramed(probe)) return;
+      const opened = await probe.open();
+      const answered = opened.ok ? await probe.badFraming() : undefined;
+      purity(probe);
+      if (answered === undefined) return;
+      if (!answered.ok) {
+        ledger.fail("ac08-malformed-request", `${label}: ${answered.note}`);
+        return;
+      }
+      const after = await afterLostFraming(server, probe, command, options);
+      ledger.record("ac08-malformed-request", after.ok, `${label}: ${answered.note}, then ${after.note}`);
+    });
+  }
+}
+
+/**
+ * What a server may do once the client's framing is lost: serve on (it found the next message), or end —
+ * with 0, or with a declared code other than 2 and the envelope last on stderr, as any failure once serving
+ * began.
+ */
+async function afterLostFraming(server: ServerSession, probe: ProtocolProbe, command: CheckedCommand, options: SessionOptions): Promise<Seen> {
+  if (await probe.ping()) return { ok: true, note: "answered a request" };
+  const exit = await server.waitExit(options.probeTimeoutMs);
+  if (exit === undefined) return { ok: false, note: "neither answered a request nor exited" };
+  if (exit.code === ExitCode.SUCCESS) return { ok: true, note: "ended with exit 0" };
+  const read = readEnvelope(lastLine(server.stderr));
+  const envelope = "envelope" in read ? read.envelope : undefined;
+  const problems = [
+    ...(exit.code === ExitCode.ARG_ERROR ? ["2 means a refused flag, never right once serving began"] : []),
+    ...(declaresExit(command, exit.code) ? [] : ["not a declared exit code"]),
+    ...(envelope === undefined ? ["no envelope last on stderr"] : []),
+    ...(envelope !== undefined && envelope.meta.exit_code !== exit.code ? [`the envelope says exit_code ${envelope.meta.exit_code}`] : []),
+  ];
+  return problems.length === 0
+    ? { ok: true, note: `ended with exit ${exit.code} and the ${String(envelope?.error?.code)} envelope last on stderr` }
+    : { ok: false, note: `ended with exit ${exit.code}: ${problems.join(", ")}` };
 }
 
 /**
@@ -103,9 +167,9 @@ export async function checkMcpToolList(ledger: Ledger, cli: readonly string[], c
     for (const id of ["ac14-mcp-false-shown", "ac15-mcp-false-refused"] as const) ledger.skip(id, "the CLI has no `mcp serve` speaking mcp-stdio");
     return;
   }
-  await session([...cli, "--format", "json", "mcp", "serve"], options, async (live) => {
+  await session([...cli, "--format", "json", "mcp", "serve"], "line", options, async (live) => {
     const client = new McpProbe(live, options.probeTimeoutMs);
-    await client.open();
+    await client.discover();
     const names = await client.toolNames();
     if (names === undefined) {
       ledger.fail("ac15-mcp-false-refused", "mcp serve: no tools/list result");
@@ -137,8 +201,8 @@ export async function checkMcpToolList(ledger: Ledger, cli: readonly string[], c
   });
 }
 
-async function session(argv: readonly string[], options: SessionOptions, use: (server: ServerSession) => Promise<void>): Promise<void> {
-  const server = new ServerSession(argv);
+async function session(argv: readonly string[], framing: Framing, options: SessionOptions, use: (server: ServerSession) => Promise<void>): Promise<void> {
+  const server = new ServerSession(argv, framing);
   const stop = () => void server.dispose();
   options.signal.addEventListener("abort", stop, { once: true });
   try {

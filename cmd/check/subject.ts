@@ -42,6 +42,18 @@ export function isProtocol(command: CheckedCommand): boolean {
 }
 
 /**
+ * Whether a command's manifest entry declares an exit code.
+ *
+ * @example
+ * ```ts
+ * declaresExit({ path: "lsp", words: ["lsp"], entry: { exit_codes: { "0": {} } } }, 0); // true
+ * ```
+ */
+export function declaresExit(command: CheckedCommand, code: number): boolean {
+  return isRecord(command.entry.exit_codes) && Object.hasOwn(command.entry.exit_codes, String(code));
+}
+
+/**
  * A command as the report names it: its words.
  *
  * @example

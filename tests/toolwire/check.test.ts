@@ -46,6 +46,17 @@ describe("toolwire check passes on conforming CLIs", () => {
         assert.equal(statuses(envelope)[id], "pass", id);
       }
       assert.match(evidence(envelope, "ac15-mcp-false-refused"), /init: a call is answered with protocol error -32602/);
+      // `notes lsp` is checked as an LSP client checks it, not skipped.
+      assert.match(evidence(envelope, "ac07-stdout-purity"), /lsp: the first response answers initialize/);
+      assert.match(evidence(envelope, "ac08-malformed-request"), /lsp: answered a body that is not JSON with error -32700, then answered a request/);
+      assert.match(
+        evidence(envelope, "ac08-malformed-request"),
+        /lsp: answered a header without a usable Content-Length with error -32700, then ended with exit 1 and the PROTOCOL_FRAMING_ERROR envelope last on stderr/,
+      );
+      assert.match(evidence(envelope, "ac09-stdin-eof"), /lsp: exit 0/);
+      assert.match(evidence(envelope, "ac10-sigterm"), /lsp: exit 143, envelope last on stderr/);
+      assert.match(evidence(envelope, "ac11-idle-not-killed"), /lsp: still serving after/);
+      assert.doesNotMatch(JSON.stringify(envelope.data.criteria), /checker speaks/);
     } finally {
       home.cleanup();
     }

@@ -1,0 +1,103 @@
+/**
+ * What the checker asks of a protocol server it speaks, the same questions for every protocol, so a report
+ * reads alike for mcp-stdio, LSP and DAP: does the first response answer the first request, is a malformed
+ * message answered inside the protocol, does the server still answer, and was every stdout byte a message.
+ */
+import { DapProbe } from "./dap_probe.ts";
+import { LspProbe } from "./lsp_probe.ts";
+import { McpProbe } from "./mcp_probe.ts";
+import type { Framing, ServerSession } from "./server_session.ts";
+
+/** One probe's verdict and what was seen, without the command's name (the report adds it). */
+export interface Seen {
+  ok: boolean;
+  note: string;
+}
+
+/** A client of one protocol over a {@linkcode ServerSession}. */
+export interface ProtocolProbe {
+  /** Opens the session the way a client does; ok when the first response answers the first request. */
+  open(): Promise<Seen>;
+  /** Sends a message that cannot be read, then a valid request: ok when both are answered. */
+  malformed(): Promise<Seen>;
+  /** Sends a valid request; whether it was answered in time. */
+  ping(): Promise<boolean>;
+  /** The first thing on stdout that was not a message of the protocol, if any. */
+  readonly impurity: string | undefined;
+  /** True once stdout can no longer be split into messages: nothing more can be read from it. */
+  readonly lost: boolean;
+}
+
+/** A client of a Content-Length framed protocol, which can also break the framing itself. */
+export interface FramedProbe extends ProtocolProbe {
+  /** Sends a header block without a usable Content-Length; ok when it is answered inside the protocol. */
+  badFraming(): Promise<Seen>;
+}
+
+/** The protocols the checker speaks, and how each frames its messages. */
+const SPOKEN: Readonly<Record<string, Framing>> = {
+  "mcp-stdio": "line",
+  lsp: "content-length",
+  dap: "content-length",
+};
+
+/**
+ * The protocols the checker speaks, for a report's evidence.
+ *
+ * @example
+ * ```ts
+ * `the checker speaks ${SPOKEN_PROTOCOLS}`; // "the checker speaks mcp-stdio, lsp and dap"
+ * ```
+ */
+export const SPOKEN_PROTOCOLS = "mcp-stdio, lsp and dap";
+
+/**
+ * How a protocol frames its messages, or `undefined` for a protocol the checker does not speak.
+ *
+ * @example
+ * ```ts
+ * framingOf("lsp"); // "content-length"
+ * framingOf("line-echo"); // undefined
+ * ```
+ */
+export function framingOf(protocol: string): Framing | undefined {
+  return Object.hasOwn(SPOKEN, protocol) ? SPOKEN[protocol] : undefined;
+}
+
+/**
+ * A client for a session's protocol, or `undefined` for a protocol the checker does not speak.
+ *
+ * @example
+ * ```ts
+ * const probe = probeFor("dap", server, 10_000);
+ * if (probe !== undefined) console.log((await probe.open()).note);
+ * ```
+ */
+export function probeFor(
+  protocol: string,
+  session: ServerSession,
+  timeoutMs: number,
+): ProtocolProbe | FramedProbe | undefined {
+  switch (protocol) {
+    case "mcp-stdio":
+      return new McpProbe(session, timeoutMs);
+    case "lsp":
+      return new LspProbe(session, timeoutMs);
+    case "dap":
+      return new DapProbe(session, timeoutMs);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether a probe can also break the framing (Content-Length protocols).
+ *
+ * @example
+ * ```ts
+ * if (isFramed(probe)) await probe.badFraming();
+ * ```
+ */
+export function isFramed(probe: ProtocolProbe): probe is FramedProbe {
+  return "badFraming" in probe;
+}
