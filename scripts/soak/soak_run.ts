@@ -142,6 +142,8 @@ interface Exit {
 
 /** A started child, in its own process group so that it and anything it starts can be found and killed. */
 interface Tracked {
+  /** The last few hundred characters the child wrote to stderr. */
+  stderrTail: string;
   child: ChildProcess;
   pid: number | undefined;
   exited: Promise<Exit>;
@@ -171,9 +173,9 @@ class Children {
       detached: true,
     });
     child.stdin!.on("error", () => {});
-    // Read (and drop) stderr, so a chatty child never blocks on a full pipe.
-    child.stderr!.on("data", () => {});
+    // Read stderr, so a chatty child never blocks on a full pipe; keep its end to explain a bad exit.
     const tracked: Tracked = {
+      stderrTail: "",
       child,
       pid: child.pid,
       done: false,
@@ -183,6 +185,7 @@ class Children {
         child.on("close", (code, signal) => resolve({ code, signal }));
       }),
     };
+    child.stderr!.on("data", (chunk: Buffer) => void (tracked.stderrTail = (tracked.stderrTail + chunk.toString()).slice(-600)));
     void tracked.exited.then(() => (tracked.done = true));
     this.#all.push(tracked);
     return tracked;
@@ -400,7 +403,8 @@ async function serverActor(
       tally.find(`a server still running ${EXIT_GRACE_MS / 1000} s after EOF`, plan.name);
     } else if (!tracked.killedOnPurpose) {
       if (exit.code !== 0) {
-        tally.find("a server that did not exit 0 after EOF", `${plan.name}: ${exit.code ?? exit.signal}`);
+        const said = tracked.stderrTail.trim().split("\n").slice(-3).join(" | ");
+        tally.find("a server that did not exit 0 after EOF", `${plan.name}: ${exit.code ?? exit.signal} (stderr: ${said})`);
       }
       const missing = [...sent.keys()].filter((id) => !answered.has(id));
       tally.unanswered += missing.length;

@@ -71,12 +71,12 @@ async function session(address: SocketAddress) {
 
 describe("toolwire mcp listen", () => {
   for (const kind of ["unix", "tcp"] as const) {
-    it(`serves 20 concurrent ${kind} clients, each its own session, then SIGTERM: exit 143, the envelope, nothing left`, async () => {
+    it(`serves 50 concurrent ${kind} clients, each its own session, then SIGTERM: exit 143, the envelope, nothing left`, async () => {
       const dir = scratch();
       const requested = kind === "unix" ? `unix:${join(dir, "notes.sock")}` : "tcp:127.0.0.1:0";
       const server = await listen(requested, dir);
       const address = socketAddress(server.shown);
-      await Promise.all(Array.from({ length: 20 }, async (_, n) => {
+      await Promise.all(Array.from({ length: 50 }, async (_, n) => {
         const s = await session(address);
         const legacy = n % 2 === 1;
         if (legacy) assert.equal((await s.request(initialize(0))).result.serverInfo.name, "notes");
@@ -92,7 +92,7 @@ describe("toolwire mcp listen", () => {
       assert.equal(onlyEnvelope(result.stdout).error.code, "CANCELLED");
       if (kind === "unix") assert.equal(existsSync(address.kind === "unix" ? address.path : ""), false, "the socket file is removed");
       const listed = await run([...NOTES, "list"], { env: { NOTES_HOME: dir } });
-      assert.equal(onlyEnvelope(listed.stdout).data.length, 20, "every call ran exactly once");
+      assert.equal(onlyEnvelope(listed.stdout).data.length, 50, "every call ran exactly once");
     });
   }
 
