@@ -2,13 +2,11 @@
  * `toolwire mcp snapshot --exec "<cli …>"`: the tool list `toolwire mcp serve --exec` would serve, as
  * deterministic JSON — a `tools/list` result to commit, and to compare later with `toolwire mcp diff`.
  */
-import { CommandError } from "../lib/command/command_error.ts";
 import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { mcpTool, servedCommands } from "../lib/command/mcp/tool_mapping.ts";
 import { renderPlainData } from "../lib/command/plain_text.ts";
 import type { Tool } from "../lib/command/tool.ts";
-import { ExitCode } from "../lib/exit_code.ts";
 import type { McpTool } from "../lib/protocol/mcp/mod.ts";
 import { commandLineArgv } from "./exec_options.ts";
 

@@ -2,7 +2,7 @@
 // official v2 SDK client in auto mode (2026-07-28: subscriptions/listen) and a legacy client both hear
 // list_changed and list the new tools; a call in flight finishes against the manifest it started with; a
 // new manifest that fails its checks is reported on stderr and the old tools go on being served.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
@@ -26,14 +26,15 @@ function changingCli(dir: string, names: string[]): { argv: string[]; set(names:
   const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
   const source = (stamp: number) => [
     `// version ${stamp}`,
-    `import { readFileSync } from "node:fs";`,
+    `import { readFileSync, writeFileSync } from "node:fs";`,
     `import { createTool } from ${JSON.stringify(library)};`,
     `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
     `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
     `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
-    `  flags: { ms: { type: "integer", default: 0, description: "Wait first" } },`,
+    `  flags: { ms: { type: "integer", default: 0, description: "Wait first" }, started: { type: "string", description: "A file to create once running" } },`,
     `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
-    `  run: async (ctx) => { await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
+    `  run: async (ctx) => { if (ctx.flags.started) writeFileSync(ctx.flags.started, "");`,
+    `    await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
     `await tool.main();`,
   ].join("\n");
   let stamp = 0;
@@ -71,8 +72,10 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
       try {
         assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "manifest", "slow"]);
         // A call in flight when the manifest changes finishes against the manifest it started with.
-        const inFlight = client.callTool({ name: "slow", arguments: { ms: 1_500 } });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Only once the call's own process has read the old manifest and is running.
+        const started = join(dir.path, "slow-started");
+        const inFlight = client.callTool({ name: "slow", arguments: { ms: 1_500, started } });
+        await until(() => existsSync(started), "the slow call to start");
         cli.set(["alpha", "beta"]);
         cli.rewrite();
         await until(() => seen.some((names) => names.includes("beta")), "list_changed with beta");
