@@ -1,5 +1,5 @@
 /**
- * Just enough of an MCP client to check a server from outside (shared/reference/mcp-stdio-wire.md): opens
+ * Just enough of an MCP client to check a server from outside (the wire: docs/mcp_wire.md): opens
  * with `server/discover` — which every era answers, with a result or an error — continues in the modern era
  * when the server offers 2026-07-28, else with the legacy `initialize` handshake, and matches responses to
  * requests by id.
