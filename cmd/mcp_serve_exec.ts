@@ -1,7 +1,7 @@
 /**
  * `toolwire mcp serve`: the built-in server of toolwire's own commands, plus `--exec "<cli …>"`, which serves
  * the commands of any CLI that prints a manifest — in any language — with the same mapping, argument checks
- * and confirmation as a toolwire tool's own server (SPEC §7).
+ * and confirmation as a toolwire tool's own server (docs/toolwire.md).
  */
 import { type McpServeDefinition, type McpServeFlags, mcpServeLimits } from "../lib/command/builtin_mcp_serve.ts";
 import type { ProtocolCommandDefinition } from "../lib/command/contract.ts";

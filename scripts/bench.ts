@@ -771,7 +771,7 @@ function ratios(results: ServerResult[]): Ratio[] {
       ratio(`toolwire ${era} / bare: 8 MiB CPU per MiB`, tw, M.big8, bare, M.big8);
     }
     // The same floor answering with toolwire's reply (the envelope as structuredContent and as JSON text):
-    // how much of the gap is the bytes SPEC §6 asks for, and how much is the framework.
+    // how much of the gap is the bytes of that reply, and how much is the framework.
     const sized = by.get(`bare-envelope/${era}`);
     if (sized !== undefined) {
       ratio(`toolwire ${era} / bare, same reply: pipelined CPU per request`, tw, M.pipelined, sized, M.pipelined);

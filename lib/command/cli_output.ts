@@ -1,4 +1,4 @@
-import { isTerminal, monotonicMs, stdioWrite } from "../runtime/mod.ts";
+import { monotonicMs, stdioWrite } from "../runtime/mod.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
@@ -33,11 +33,6 @@ export class CliOutput {
     const { text, exitCode } = envelopeJson(envelope);
     await this.line(stream, text);
     return exitCode;
-  }
-
-  /** Whether a stream is a terminal. */
-  isTerminal(stream: "stdout" | "stderr"): boolean {
-    return isTerminal(stream);
   }
 
   /** Resolves once everything written so far has left the process. */

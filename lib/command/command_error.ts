@@ -44,7 +44,7 @@ export class CommandError extends Error {
 }
 
 /**
- * A command declaration the registry refused (SPEC §3): names the command and the field.
+ * A command declaration the registry refused (docs/contract.md#registration): names the command and the field.
  *
  * @example
  * ```ts

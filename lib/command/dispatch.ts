@@ -36,8 +36,9 @@ export interface DispatchTool {
 }
 
 /**
- * Runs one command line to its end: parse → validate → execute (SPEC §4), writing exactly one envelope in
- * JSON mode (or the protocol command's own output). Resolves to the exit code; the caller flushes and exits.
+ * Runs one command line to its end: parse → validate → execute (docs/contract.md#phases), writing exactly
+ * one envelope in JSON mode (or the protocol command's own output). Resolves to the exit code; the caller
+ * flushes and exits.
  *
  * @example
  * ```ts

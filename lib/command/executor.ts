@@ -44,7 +44,7 @@ type Outcome = Settled<unknown>;
 /**
  * Runs one command invocation to exactly one envelope: idempotency replay, confirmation of destructive
  * commands, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
- * declared exit code. This is the single path argv and MCP share (SPEC §2).
+ * declared exit code. This is the single path argv and MCP share, so a command behaves the same from either.
  *
  * @example
  * ```ts

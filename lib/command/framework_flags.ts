@@ -7,7 +7,7 @@ export const FORMATS = ["json", "plain"] as const;
 /** An output format: one JSON envelope per invocation, or text for a person. */
 export type OutputFormat = (typeof FORMATS)[number];
 
-/** The flags every invocation accepts, before or after the command words (SPEC §4). */
+/** The flags every invocation accepts, before or after the command words (docs/contract.md#global-flags). */
 export const GLOBAL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   format: {
     type: "enum",
@@ -79,8 +79,8 @@ export function protocolRefusal(path: string, flag: string): string | undefined 
 }
 
 /**
- * The exit codes the framework itself can raise for a command, so the manifest is exhaustive (SPEC §3). The
- * command's own declarations win where both name a code.
+ * The exit codes the framework itself can raise for a command, so the manifest is exhaustive
+ * (docs/contract.md#exit-codes). The command's own declarations win where both name a code.
  *
  * @example
  * ```ts

@@ -60,8 +60,9 @@ const CONTRACT_CHECKS: readonly Check[] = [
 ];
 
 /**
- * Checks a command declaration against every registration rule of SPEC §3 and REQ-C-032, throwing a
- * {@linkcode RegistrationError} that names the command and the field at the first broken rule.
+ * Checks a command declaration against every registration rule (docs/contract.md#registration), those of
+ * protocol commands (REQ-C-032) included, throwing a {@linkcode RegistrationError} that names the command and
+ * the field at the first broken rule.
  *
  * @example
  * ```ts
@@ -345,7 +346,7 @@ function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
 }
 
 // The manifest serialises these fields as declared, so a malformed value here would publish a manifest that
-// fails the project's own manifest schema; refuse it at registration instead (SPEC §3).
+// fails the project's own manifest schema; refuse it at registration instead.
 function checkManifestShapes(d: Record<string, unknown>, fail: Fail): void {
   if (d.stdin !== undefined) checkStdinShape(d.stdin, fail);
   for (const field of ["output_formats", "output_media_types"]) {

@@ -277,7 +277,7 @@ function parseHeader(block: Uint8Array): { length: number } | { problem: HeaderP
     }
     if (name.toLowerCase() !== "content-length") continue;
     const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    // Two different lengths make the boundary ambiguous; an identical repeat is harmless (RFC 9110 §8.6).
+    // Two different lengths make the boundary ambiguous; an identical repeat is harmless, as in HTTP.
     if (length !== undefined && length !== value) {
       return {
         problem: "invalid-length",

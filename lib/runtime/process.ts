@@ -2,21 +2,6 @@ import process from "node:process";
 import { deno } from "./deno_api.ts";
 import { missingPermission } from "./permission.ts";
 
-/** Which runtime this is: the one place that asks. */
-export type RuntimeKey = "deno" | "node";
-
-/**
- * The runtime executing this code.
- *
- * @example
- * ```ts
- * if (runtimeKey() === "deno") console.error("running on Deno");
- * ```
- */
-export function runtimeKey(): RuntimeKey {
-  return deno ? "deno" : "node";
-}
-
 /**
  * Milliseconds since an arbitrary fixed point, never going backwards: the clock for durations. On Node it
  * reads `process.hrtime()`, because the first `performance.now()` loads a dozen `perf_hooks` modules —
@@ -161,16 +146,4 @@ export function onSignal(signal: HandledSignal, listener: () => void): () => voi
   return () => {
     process.off(signal, listener);
   };
-}
-
-/**
- * The path of the running runtime's executable (node or deno), for spawning a sibling process.
- *
- * @example
- * ```ts
- * const child = spawnChild(runtimeExecutable(), ["--version"]);
- * ```
- */
-export function runtimeExecutable(): string {
-  return deno ? deno.execPath() : process.execPath;
 }

@@ -214,21 +214,6 @@ export function isTerminal(stream: StdStream): boolean {
   return Boolean(process[stream].isTTY);
 }
 
-/**
- * Whether an error is the "reader went away" kind a write to a closed pipe raises (REQ-F-014): Node reports
- * `EPIPE`, Deno `BrokenPipe`.
- *
- * @example
- * ```ts
- * try { await stdioWrite("stdout")(bytes); } catch (e) { if (!isBrokenPipe(e)) throw e; }
- * ```
- */
-export function isBrokenPipe(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code, name } = error as { code?: unknown; name?: unknown };
-  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || name === "BrokenPipe";
-}
-
 const STRAY_CONSOLE_METHODS = ["log", "info", "debug", "dir", "dirxml", "table"] as const;
 
 /**

@@ -6,8 +6,8 @@
  * no longer exists. Every acknowledged add is remembered; at the end the store must hold each of them once,
  * and every process the soak started must be gone.
  *
- * Randomness comes from the seed (which rounds, how many calls, who gets killed and when); the timing of
- * processes on a loaded machine does not, so a seed repeats the plan, not the interleaving.
+ * Randomness comes from the random seed (which rounds, how many calls, who gets killed and when); the timing
+ * of processes on a loaded machine does not, so a seed repeats the plan, not the interleaving.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";

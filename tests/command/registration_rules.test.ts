@@ -1,5 +1,6 @@
-// Registration refuses every invalid declaration at once, naming the command and the field (SPEC §3,
-// REQ-C-032). One named test per rule of lib/command/registration_rules.ts and registry.ts; all in-process.
+// Registration refuses every invalid declaration at once, naming the command and the field
+// (docs/contract.md#registration, REQ-C-032). One named test per rule of lib/command/registration_rules.ts
+// and registry.ts; all in-process.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandRegistry, createTool, RegistrationError } from "../../mod.ts";

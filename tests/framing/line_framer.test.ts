@@ -1,9 +1,7 @@
-// The newline framer and the serial writer, in-process: exact frames for every way a byte stream can be cut.
+// The newline framer, in-process: exact frames for every way a byte stream can be cut.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type LineFrame, LineFramer } from "../../lib/framing/line_framer.ts";
-import { streamSink } from "../../lib/runtime/byte_channel.ts";
-import { SerialWriter } from "../../lib/framing/serial_writer.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -62,61 +60,5 @@ describe("LineFramer", () => {
     const first = await pending;
     assert.deepEqual(first.value, { kind: "oversized", size: 1_000_000 });
     await writer.close();
-  });
-});
-
-describe("SerialWriter", () => {
-  it("writes whole messages in order, joining bursts into fewer writes", async () => {
-    const writes: string[] = [];
-    const sink = new WritableStream<Uint8Array>({
-      async write(chunk) {
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        writes.push(decoder.decode(chunk));
-      },
-    });
-    const out = new SerialWriter(streamSink(sink));
-    const done = Array.from({ length: 100 }, (_, i) => out.write(encoder.encode(`m${i}\n`)));
-    await Promise.all(done);
-    await out.flush();
-    assert.equal(writes.join(""), Array.from({ length: 100 }, (_, i) => `m${i}\n`).join(""));
-    assert.ok(writes.length < 100, `expected batching, got ${writes.length} writes`);
-    assert.ok(writes.every((chunk) => chunk.endsWith("\n")), "a write never ends inside a message");
-  });
-
-  it("writes a message to an idle sink at once, and joins what is queued meanwhile into the next write", async () => {
-    const writes: string[] = [];
-    const pending: Array<() => void> = [];
-    const sink = new WritableStream<Uint8Array>({
-      write(chunk) {
-        writes.push(decoder.decode(chunk));
-        return new Promise<void>((resolve) => pending.push(resolve));
-      },
-    });
-    const out = new SerialWriter(streamSink(sink));
-    const first = out.write("one\n");
-    for (let turn = 0; turn < 10; turn++) await Promise.resolve();
-    assert.deepEqual(writes, ["one\n"], "written within microtasks, not on a later turn of the event loop");
-    const rest = [out.write("two\n"), out.write(encoder.encode("three\n"))];
-    pending.shift()!();
-    await first;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    assert.deepEqual(writes, ["one\n", "two\nthree\n"]);
-    pending.shift()!();
-    await Promise.all(rest);
-  });
-
-  it("reports a failed sink once and drops later writes instead of throwing", async () => {
-    const sink = new WritableStream<Uint8Array>({
-      write() {
-        throw Object.assign(new Error("broken pipe"), { code: "EPIPE" });
-      },
-    });
-    const out = new SerialWriter(streamSink(sink));
-    await out.write(encoder.encode("a\n"));
-    const error = await out.failed;
-    assert.equal((error as { code: string }).code, "EPIPE");
-    assert.equal(out.broken, true);
-    await out.write(encoder.encode("b\n"));
-    await out.flush();
   });
 });

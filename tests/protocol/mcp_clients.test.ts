@@ -500,8 +500,9 @@ describe("cancellation (v2 client) and progress", () => {
           { onprogress: (update) => seen.push(update) },
         );
         assert.equal(envelopeOf(result).data.counted, 5);
-        // An update that shares a stdout chunk with the response reaches the SDK after it and is dropped as
-        // late (mcp-clients.md §1.6): the last one usually is, more under load; the pauses keep the others apart.
+        // An update that shares a stdout chunk with the response reaches the SDK after it, and the SDK drops
+        // progress for a request it has already settled: the last one usually is, more under load; the pauses
+        // keep the others apart.
         assert.ok(seen.length >= 2, `progress updates: ${JSON.stringify(seen)}`);
         for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, JSON.stringify(seen));
         for (const update of seen) assert.equal(update.total, 5);

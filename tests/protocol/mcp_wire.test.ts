@@ -1,5 +1,5 @@
-// Raw-line wire tests of `mcp serve`, rule by rule (shared/reference/mcp-stdio-wire.md §1–§10): exact lines
-// in, exact lines out, against the real spawned server.
+// Raw-line wire tests of `mcp serve`, rule by rule (docs/mcp_wire.md, section by section): exact lines in,
+// exact lines out, against the real spawned server.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -21,7 +21,7 @@ async function closed(session: WireSession): Promise<void> {
     const parsed = JSON.parse(line);
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       assert.equal(message.jsonrpc, "2.0");
-      // The server never writes a JSON-RPC request (seed 002).
+      // The server never writes a JSON-RPC request (docs/mcp_wire.md#no-requests-from-the-server).
       assert.ok(!("method" in message && "id" in message), `the server wrote a request: ${line.slice(0, 200)}`);
     }
   }

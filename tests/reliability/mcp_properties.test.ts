@@ -324,7 +324,7 @@ async function checkProperty(
       seed: settings.seed,
       numRuns: settings.runs,
       ...(settings.path === undefined ? {} : { path: settings.path }),
-      // The broken invariants go into the report itself, next to the seed and the counterexample.
+      // The broken invariants go into the report itself, next to the random seed and the counterexample.
       includeErrorInReport: true,
     },
   );

@@ -4,7 +4,7 @@ import type { CatalogCall } from "./manifest_catalog.ts";
 export type CallLine = Pick<CatalogCall, "path" | "entry" | "given" | "args" | "idempotencyKey" | "dryRun" | "confirmed">;
 
 /**
- * The argv that runs one validated MCP call as a CLI invocation (SPEC §7):
+ * The argv that runs one validated MCP call as a CLI invocation (`toolwire mcp serve --exec`):
  * `<cli> --format json <command words> <flags…> -- <positionals…>`. Every value is one argv word of its own —
  * `--name=value`, so a value that starts with `-` stays a value — and no shell ever sees it, so nothing in an
  * argument is interpreted. Booleans are `--flag` / `--no-flag`, arrays repeat the flag, the framework

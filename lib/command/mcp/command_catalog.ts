@@ -17,9 +17,9 @@ export interface CatalogTool {
 }
 
 /**
- * The tool's own commands as MCP tools, run in-process through the same executor as the CLI (SPEC §2: one
- * path for an invocation): the handler, its time limit, idempotency replay, and the CONFIRMATION_REQUIRED
- * preview of an unconfirmed destructive call.
+ * The tool's own commands as MCP tools, run in-process through the same executor as the CLI (one path for
+ * every invocation, docs/contract.md#phases): the handler, its time limit, idempotency replay, and the
+ * CONFIRMATION_REQUIRED preview of an unconfirmed destructive call.
  *
  * @example
  * ```ts

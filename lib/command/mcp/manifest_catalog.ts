@@ -57,14 +57,14 @@ interface ServedCommand {
 const CONFIRM_KEY = "confirm";
 
 /**
- * The commands of a manifest as MCP tools (SPEC §6), whatever runs them: the tool list, the argument checks
- * and the confirmation of destructive calls live here once; an executor runs a validated call. Tools are
- * the served commands (no `mcp: false`, protocol or passthrough command; `readOnly` keeps safe ones); a call
- * naming anything else is an unknown tool and nothing runs (REQ-C-032). Arguments are checked against the
- * entry before anything runs: a bad call is an isError ARG_ERROR envelope. Destructive tools ask first: a
- * modern client that declared `elicitation` gets an `input_required` confirmation bound by a signed, single-use
- * `requestState`; every other client gets the executor's dry-run preview with CONFIRMATION_REQUIRED unless
- * it passes `confirm_destructive: true`.
+ * The commands of a manifest as MCP tools (docs/contract.md#commands-as-mcp-tools), whatever runs them: the
+ * tool list, the argument checks and the confirmation of destructive calls live here once; an executor runs a
+ * validated call. Tools are the served commands (no `mcp: false`, protocol or passthrough command; `readOnly`
+ * keeps safe ones); a call naming anything else is an unknown tool and nothing runs (REQ-C-032). Arguments
+ * are checked against the entry before anything runs: a bad call is an isError ARG_ERROR envelope.
+ * Destructive tools ask first: a modern client that declared `elicitation` gets an `input_required`
+ * confirmation bound by a signed, single-use `requestState`; every other client gets the executor's dry-run
+ * preview with CONFIRMATION_REQUIRED unless it passes `confirm_destructive: true`.
  *
  * @example
  * ```ts

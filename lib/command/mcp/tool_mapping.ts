@@ -46,9 +46,9 @@ export interface ServeFilter {
 }
 
 /**
- * The commands an MCP server built from a manifest offers (SPEC §6): every command except `mcp.serve`
- * itself, commands marked `mcp: false`, protocol commands and passthrough commands; with `readOnly`, only
- * safe ones. Sorted by path, so `tools/list` is deterministic.
+ * The commands an MCP server built from a manifest offers (docs/contract.md#commands-as-mcp-tools): every
+ * command except `mcp.serve` itself, commands marked `mcp: false`, protocol commands and passthrough
+ * commands; with `readOnly`, only safe ones. Sorted by path, so `tools/list` is deterministic.
  *
  * @example
  * ```ts
@@ -76,9 +76,10 @@ const DESTRUCTIVE_NOTE = "Destructive: unless confirm_destructive is true, a cal
   "protocol that support elicitation are asked to confirm instead.";
 
 /**
- * The MCP tool for a command (SPEC §6): a closed `inputSchema` from flags and positionals, annotations from
- * the danger level (with an explicit `destructiveHint: false` where MCP's default would say destructive),
- * and an `outputSchema` that is the envelope schema with `data` from the command's `output_schema`.
+ * The MCP tool for a command (docs/contract.md#commands-as-mcp-tools): a closed `inputSchema` from flags and
+ * positionals, annotations from the danger level (with an explicit `destructiveHint: false` where MCP's
+ * default would say destructive), and an `outputSchema` that is the envelope schema with `data` from the
+ * command's `output_schema`.
  *
  * @example
  * ```ts

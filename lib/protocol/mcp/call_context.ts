@@ -65,9 +65,9 @@ export class CallContext implements ToolCallContext {
   readonly era: ToolCallContext["era"];
   readonly clientCapabilities: Record<string, unknown>;
   readonly cancellation = new CallAbort();
-  /** The client cancelled the call: nothing more is sent for its id (§6). */
+  /** The client cancelled the call: nothing more is sent for its id (docs/mcp_wire.md#cancellation). */
   cancelled = false;
-  /** The response is on its way: no progress or log may follow it (§6). */
+  /** The response is on its way: no progress or log may follow it (docs/mcp_wire.md#cancellation). */
   answered = false;
   readonly #progressToken: string | number | undefined;
   readonly #logLevel: LogLevel | undefined;
@@ -93,7 +93,7 @@ export class CallContext implements ToolCallContext {
   }
 
   progress(update: { progress: number; total?: number; message?: string }): void {
-    // Only when asked for, increasing, and never after the response (§6).
+    // Only when asked for, increasing, and never after the response (docs/mcp_wire.md#progress).
     if (this.#progressToken === undefined || this.answered || this.cancelled || !(update.progress > this.#lastProgress)) return;
     this.#lastProgress = update.progress;
     this.#notifier.send(notification("notifications/progress", { progressToken: this.#progressToken, ...update }));

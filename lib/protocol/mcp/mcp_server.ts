@@ -1,32 +1,34 @@
 /**
- * A dual-era MCP server over newline-delimited JSON-RPC (shared/reference/mcp-stdio-wire.md). The rules, in
- * the order this file applies them:
+ * A dual-era MCP server over newline-delimited JSON-RPC. docs/mcp_wire.md describes every rule; the headings
+ * below are its sections, in the order this file applies them:
  *
- * - Framing (§1): one message per line; a line over the size limit is answered with -32600 and skipped;
- *   invalid UTF-8 or JSON is answered with -32700 and `id: null`; the server goes on either way.
- * - Era (§9): the opening message decides. `initialize` pins the legacy era; a request claiming a version in
- *   `_meta` pins the modern era — except `server/discover`, which is answered without pinning; a claim-less
- *   `ping` is answered without pinning; any other claim-less request is served as legacy.
- * - Modern requests (§2): the `_meta` envelope is validated on EVERY request, also once pinned: -32602 for
- *   a missing or malformed key, -32022 with `supported`/`requested` for a version not served.
- * - Results (§3–§4): modern results carry `resultType` and `serverInfo` in `_meta`; list results carry
- *   `ttlMs` and `cacheScope`; `tools/list` pages by an opaque cursor.
- * - Cancellation and progress (§6): `notifications/cancelled` aborts the call's signal and nothing more is
- *   sent for that id; progress only when asked, increasing, never after the response.
- * - Subscriptions (§7): a modern `subscriptions/listen` is acknowledged first
+ * - Framing (docs/mcp_wire.md#framing): one message per line; a line over the size limit is answered with
+ *   -32600 and skipped; invalid UTF-8 or JSON is answered with -32700 and `id: null`; the server goes on.
+ * - Era detection (#era-detection): the opening message decides. `initialize` pins the legacy era; a
+ *   request claiming a version in `_meta` pins the modern era — except `server/discover`, which is answered
+ *   without pinning; a claim-less `ping` is answered without pinning; any other claim-less request is served
+ *   as legacy.
+ * - Request metadata (#request-metadata): the `_meta` envelope is validated on EVERY modern request, also
+ *   once pinned: -32602 for a missing or malformed key, -32022 with `supported`/`requested` for a version not
+ *   served.
+ * - Results and paging (#results, #paging): modern results carry `resultType` and `serverInfo` in `_meta`;
+ *   list results carry `ttlMs` and `cacheScope`; `tools/list` pages by an opaque cursor.
+ * - Cancellation and progress (#cancellation, #progress): `notifications/cancelled` aborts the call's signal
+ *   and nothing more is sent for that id; progress only when asked, increasing, never after the response.
+ * - Subscriptions (#subscriptions-and-list_changed): a modern `subscriptions/listen` is acknowledged first
  *   (`notifications/subscriptions/acknowledged` with the honoured subset: `toolsListChanged` when the catalog
  *   can change), then each `notifications/tools/list_changed` on it carries its id in `_meta`. It ends on
  *   `notifications/cancelled` (nothing more is sent), or when the session ends (its final `complete` result).
  *   It holds no in-flight slot once acknowledged and does not keep the session open. Legacy clients get the
  *   `listChanged` capability and unsolicited `notifications/tools/list_changed`.
- * - Batches (§10): only legacy 2025-03-26 takes them (answered as an array); every other era gets -32600.
- * - The server never writes a JSON-RPC request.
- * - Flow control: at most `maxInFlight` slots are taken; reading pauses until one is free. A request takes a
- *   slot and holds it until its response is written, so a client that stops reading stdout stops the server
- *   reading stdin, and memory stays bounded; an error answer to a malformed line takes one too. Each request
- *   of a batch takes a slot while it runs, and the batch's answer one while it is written. On EOF, open
- *   requests finish and are flushed first; the end of the input is seen only after every earlier line was
- *   handed over, so no line is handled twice.
+ * - Batches (#batches): only legacy 2025-03-26 takes them (answered as an array); every other era gets -32600.
+ * - No requests from the server (#no-requests-from-the-server): the server never writes a JSON-RPC request.
+ * - Flow control (#flow-control): at most `maxInFlight` slots are taken; reading pauses until one is free. A
+ *   request takes a slot and holds it until its response is written, so a client that stops reading stdout
+ *   stops the server reading stdin, and memory stays bounded; an error answer to a malformed line takes one
+ *   too. Each request of a batch takes a slot while it runs, and the batch's answer one while it is written.
+ * - End of input (#end-of-input-and-shutdown): open requests finish and are flushed first; the end of the
+ *   input is seen only after every earlier line was handed over, so no line is handled twice.
  */
 import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import { SerialWriter } from "../../framing/serial_writer.ts";
@@ -529,7 +531,7 @@ class McpSession {
   #callReply(id: JsonRpcId, name: string, context: CallContext, outcome: ToolCallOutcome): Reply {
     context.answered = true;
     this.#open.delete(id);
-    // Nothing more is sent for a cancelled request (§6).
+    // Nothing more is sent for a cancelled request (docs/mcp_wire.md#cancellation).
     if (context.cancelled) return null;
     const era = context.era;
     switch (outcome.kind) {

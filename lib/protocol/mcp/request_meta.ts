@@ -37,8 +37,9 @@ export function claimsVersion(params: Record<string, unknown> | undefined): bool
 }
 
 /**
- * Validates the `_meta` envelope every modern request carries (mcp-stdio-wire.md §2), on every request —
- * also after the connection is pinned — because a server must not infer anything from earlier requests.
+ * Validates the `_meta` envelope every modern request carries (docs/mcp_wire.md#request-metadata), on every
+ * request — also after the connection is pinned — because a server must not infer anything from earlier
+ * requests.
  * A missing or malformed key is `-32602`; a version not served is `-32022` with `supported` and `requested`.
  *
  * @example

@@ -29,9 +29,10 @@ export interface CallToolResult {
 }
 
 /**
- * A `tools/call` result in the SPEC §6 shape, already serialised: `structuredContent` is the value whose JSON
- * text is `json`, and `content` is one text item holding that same text. The server splices `json` into the
- * reply as it is rather than serialising the value a second time; it must be the output of `JSON.stringify`.
+ * A `tools/call` result already serialised (docs/contract.md#commands-as-mcp-tools): `structuredContent` is
+ * the value whose JSON text is `json`, and `content` is one text item holding that same text. The server
+ * splices `json` into the reply as it is rather than serialising the value a second time; it must be the
+ * output of `JSON.stringify`.
  */
 export interface JsonToolResult {
   /** `JSON.stringify(structuredContent)`. */
@@ -39,7 +40,7 @@ export interface JsonToolResult {
   isError: boolean;
 }
 
-/** A modern interim result asking the client for input before the call can finish (SEP multi round-trip). */
+/** A modern interim result asking for input before the call can finish (docs/mcp_wire.md#tool-calls). */
 export interface InputRequiredResult {
   inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
   requestState?: string;

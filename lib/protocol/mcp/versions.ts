@@ -11,8 +11,8 @@ export const ALL_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VE
 export const BATCHING_VERSION = "2025-03-26";
 
 /**
- * The legacy version to answer an `initialize` with: the client's when served, else the newest served
- * (mcp-stdio-wire.md §8).
+ * The legacy version to answer an `initialize` with: the client's when served, else the newest served; the
+ * client decides whether it can work with that (docs/mcp_wire.md#versions).
  *
  * @example
  * ```ts

@@ -174,7 +174,7 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
   });
 
   it("The framework rejects at registration a protocol command that declares any field in the list of fields that do not combine with it", () => {
-    // The seed's list, each with a value that declares it.
+    // The criterion's list of fields, each with a value that declares it.
     const forbidden: Array<[field: string, value: unknown]> = [
       ["arguments", "passthrough"],
       ["stderr", "child_log"],
