@@ -4,6 +4,8 @@
  * when the server offers 2026-07-28, else with the legacy `initialize` handshake, and matches responses to
  * requests by id.
  */
+import { clip } from "./evidence.ts";
+import type { ProtocolProbe, Seen } from "./protocol_probe.ts";
 import type { ServerSession } from "./server_session.ts";
 
 const MODERN_VERSION = "2026-07-28";
@@ -17,12 +19,15 @@ export interface RpcResponse {
   error?: { code?: unknown; message?: unknown };
 }
 
-/** An MCP conversation over a {@linkcode ServerSession}. */
-export class McpProbe {
+/** An MCP conversation over a {@linkcode ServerSession} read as lines. */
+export class McpProbe implements ProtocolProbe {
   readonly #session: ServerSession;
   readonly #timeoutMs: number;
   #era: "modern" | "legacy" = "legacy";
   #nextId = 1;
+  #impurity: string | undefined;
+  /** Lines stay lines whatever one of them holds: reading never gets lost. */
+  readonly lost = false;
 
   constructor(session: ServerSession, timeoutMs: number) {
     this.#session = session;
@@ -34,11 +39,38 @@ export class McpProbe {
     return this.#era;
   }
 
+  /** The first stdout line after the opening one that was not a JSON-RPC 2.0 message. */
+  get impurity(): string | undefined {
+    return this.#impurity;
+  }
+
+  /** Opens the session; ok when the very first stdout line answers `server/discover`. */
+  async open(): Promise<Seen> {
+    const { firstLine, response } = await this.discover();
+    if (response !== undefined) return { ok: true, note: `the first stdout line answers server/discover (${this.#era} era)` };
+    return { ok: false, note: firstLine === undefined ? "no stdout line in time" : `the first stdout line is not the response: ${clip(firstLine)}` };
+  }
+
+  /** Sends a line that is not JSON, then `tools/list`; ok when the first gets -32700 and the second an answer. */
+  async malformed(): Promise<Seen> {
+    await this.#session.send("{this is not json");
+    const parseError = await this.reply((reply) => reply.error?.code === -32700);
+    if (parseError === undefined) return { ok: false, note: "no -32700 answer to a malformed line" };
+    return (await this.ping())
+      ? { ok: true, note: "answered -32700, then answered tools/list" }
+      : { ok: false, note: "answered -32700, then stopped answering" };
+  }
+
+  /** Sends `tools/list`; whether it was answered. */
+  async ping(): Promise<boolean> {
+    return (await this.request("tools/list")) !== undefined;
+  }
+
   /**
    * Sends `server/discover` and returns the very first stdout line — which must answer it — then finishes
    * the opening (a legacy `initialize` when the server is not modern). `undefined` when no line came.
    */
-  async open(): Promise<{ firstLine: string | undefined; response: RpcResponse | undefined }> {
+  async discover(): Promise<{ firstLine: string | undefined; response: RpcResponse | undefined }> {
     const id = this.#id();
     await this.#session.send(JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: modernMeta() } }));
     const firstLine = await this.#session.nextLine(this.#timeoutMs);
@@ -66,7 +98,10 @@ export class McpProbe {
   async reply(matches: (response: RpcResponse) => boolean): Promise<RpcResponse | undefined> {
     const deadline = Date.now() + this.#timeoutMs;
     while (Date.now() < deadline) {
-      const response = parseResponse(await this.#session.nextLine(deadline - Date.now()));
+      const line = await this.#session.nextLine(deadline - Date.now());
+      if (line === undefined) return undefined;
+      if (!isJsonRpc(line)) this.#impurity ??= `a stdout line is not a JSON-RPC 2.0 message: ${clip(line)}`;
+      const response = parseResponse(line);
       if (response !== undefined && matches(response)) return response;
     }
     return undefined;
@@ -98,6 +133,17 @@ function modernMeta(): Record<string, unknown> {
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
   };
+}
+
+/** Whether a stdout line holds a JSON-RPC 2.0 message, or a batch of them. */
+function isJsonRpc(line: string): boolean {
+  try {
+    const value: unknown = JSON.parse(line);
+    const messages = Array.isArray(value) ? value : [value];
+    return messages.length > 0 && messages.every((message) => typeof message === "object" && message !== null && message.jsonrpc === "2.0");
+  } catch {
+    return false;
+  }
 }
 
 /** A stdout line as a JSON-RPC response, or `undefined` when it is not one. */
