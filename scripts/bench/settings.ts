@@ -1,0 +1,212 @@
+/**
+ * What the bench runs and what it judges: the command-line switches, the counts of every phase, the servers,
+ * and the table of ratios the report prints, with the verdict targets. Nothing else in the bench holds a
+ * count or a target.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const argv = process.argv.slice(2);
+/** `--quick`: smaller counts, a smoke test (too few runs and calls for the verdicts). */
+export const QUICK = argv.includes("--quick");
+/** `--profile`: `--cpu-prof` on the measured Node toolwire processes. */
+export const PROFILE = argv.includes("--profile");
+/** `--no-big`: no 1/8 MiB phases. */
+export const NO_BIG = argv.includes("--no-big");
+/** `--only=bare,toolwire`: the servers whose key contains one of these words. */
+export const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",");
+
+/** The counts of every phase, in the order they run. */
+export const SETTINGS = {
+  /** Unmeasured runs per Deno server first: Deno transpiles the TypeScript and caches it on a first run. */
+  primingRuns: 1,
+  /** Spawn → first response → EOF, per server. */
+  startupRuns: QUICK ? 3 : 7,
+  /** Whole agent sessions per server: spawn, handshake, tools/list, `sessionCalls` calls, EOF, exit. */
+  sessionRuns: QUICK ? 5 : 30,
+  sessionCalls: 20,
+  /** Fresh processes per server, each answering `coldSequentialCalls` one-at-a-time calls with no warm-up. */
+  coldRuns: QUICK ? 2 : 5,
+  coldSequentialCalls: 200,
+  /**
+   * JIT warm-up of the long-lived servers before the warm phases, pipelined and then one at a time: the two
+   * phases run different code paths (a chunk of requests per read, or one), and V8 compiles each as it gets
+   * hot — toolwire has more code for it to optimise than the bare loop.
+   */
+  warmupCalls: QUICK ? 5_000 : 20_000,
+  warmupSequentialCalls: 1_000,
+  pipelinedCalls: QUICK ? 4_000 : 20_000,
+  inFlight: 64,
+  sequentialCalls: QUICK ? 400 : 2_000,
+  smallTextBytes: 64,
+  bigCalls: QUICK ? 4 : 20,
+  bigMiB: [1, 8] as const,
+  /** The warm small-call and big-call phases run in this many interleaved rounds. */
+  rounds: QUICK ? 2 : 4,
+  phaseTimeoutMs: QUICK ? 60_000 : 120_000,
+} as const;
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/scripts/bench
+/** The project root. */
+export const ROOT = join(here, "..", "..", "..");
+/** The compiled servers, run by Node. */
+export const NODE_SERVER_DIR = here;
+/** The TypeScript servers, run by Deno. */
+export const DENO_SERVER_DIR = join(ROOT, "scripts", "bench");
+/** Raw numbers and profiles. */
+export const OUT_DIR = join(ROOT, ".bench");
+/** The Deno binary of the `deno` dev dependency, else `deno` from PATH. */
+export const DENO = existsSync(join(ROOT, "node_modules", "deno", "deno"))
+  ? join(ROOT, "node_modules", "deno", "deno")
+  : "deno";
+
+export type Era = "modern" | "legacy";
+export type Kind = "bare" | "toolwire" | "sdk-v2" | "sdk-v1";
+export type Runtime = "node" | "deno";
+
+/** One server under test. */
+export interface ServerSpec {
+  key: string;
+  label: string;
+  kind: Kind;
+  era: Era;
+  runtime: Runtime;
+  /** The file name without extension, in scripts/bench (`.ts`, run by Deno) or dist/scripts/bench (`.js`). */
+  file: string;
+  args: string[];
+  /** Its replies are toolwire envelopes (toolwire itself, or the bare loop answering the same bytes). */
+  envelope: boolean;
+}
+
+/** The servers: each runs in both eras unless its last column says otherwise. */
+// deno-fmt-ignore
+const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: Runtime, file: string, args: string[], eras?: Era[]]> = [
+  ["bare",               "bare JSON loop",                         "bare",     "node", "echo_bare",      []],
+  ["bare-envelope",      "bare loop, toolwire-sized reply",        "bare",     "node", "echo_bare",      ["--envelope"]],
+  ["toolwire",           "toolwire mcp serve",                     "toolwire", "node", "echo_toolwire",  ["mcp", "serve"]],
+  ["sdk-v2",             "server 2.4 serveStdio",                  "sdk-v2",   "node", "echo_sdk_v2",    []],
+  ["sdk-v1",             "sdk 1.32 McpServer",                     "sdk-v1",   "node", "echo_sdk_v1",    [], ["legacy"]],
+  ["bare-deno",          "bare JSON loop (Deno)",                  "bare",     "deno", "echo_bare_deno", []],
+  ["bare-envelope-deno", "bare loop, toolwire-sized reply (Deno)", "bare",     "deno", "echo_bare_deno", ["--envelope"]],
+  ["toolwire-deno",      "toolwire mcp serve (Deno)",              "toolwire", "deno", "echo_toolwire",  ["mcp", "serve"]],
+];
+
+/** Every server in each of its eras. */
+export const SERVERS: ServerSpec[] = SERVER_ROWS.flatMap(([key, label, kind, runtime, file, args, eras]) =>
+  (eras ?? ["modern", "legacy"]).map((era) => ({
+    key: `${key}/${era}`,
+    label,
+    kind,
+    era,
+    runtime,
+    file,
+    args,
+    envelope: kind === "toolwire" || args.includes("--envelope"),
+  }))
+);
+
+/** The quantities a ratio compares; report.ts reads each from a server's results. */
+export type Metric =
+  | "pipelined"
+  | "sequential"
+  | "coldSequential"
+  | "startup"
+  | "startupCpu"
+  | "big1"
+  | "big8"
+  | "rss"
+  | "rssBig"
+  | "session"
+  | "sessionCpu";
+
+/** One line of the ratio table: `metric` of server `of` ÷ `overMetric` (default `metric`) of server `over`. */
+export interface RatioSpec {
+  what: string;
+  of: string;
+  over: string;
+  metric: Metric;
+  overMetric?: Metric;
+  /** The ratio must be at most this for a PASS; a line without one is information. */
+  target?: number;
+}
+
+/**
+ * The ratio table, once per era ({era} in `what`, `/<era>` after each server key). `metric` is one quantity
+ * of both servers, or `a/b` for `a` of the first over `b` of the second. A line with a target gets a verdict.
+ */
+// deno-fmt-ignore
+const ERA_RATIOS: Array<[what: string, of: string, over: string, metric: Metric | `${Metric}/${Metric}`, target?: number]> = [
+  ["toolwire {era} / bare: pipelined CPU per request",                     "toolwire",      "bare",               "pipelined",      1.5],
+  ["toolwire {era} / bare: sequential CPU per request",                    "toolwire",      "bare",               "sequential",     1.5],
+  ["toolwire {era} / bare: startup (first response)",                      "toolwire",      "bare",               "startup",        1.2],
+  ["toolwire {era} / bare: startup CPU (at first response)",               "toolwire",      "bare",               "startupCpu"],
+  ["toolwire {era} / bare: 8 MiB CPU per MiB",                             "toolwire",      "bare",               "big8"],
+  // The same floor answering with toolwire's reply (the envelope as structuredContent and as JSON text):
+  // how much of the gap is the reply's bytes, and how much is the framework.
+  ["toolwire {era} / bare, same reply: pipelined CPU per request",         "toolwire",      "bare-envelope",      "pipelined"],
+  ["toolwire {era} / bare, same reply: sequential CPU per request",        "toolwire",      "bare-envelope",      "sequential"],
+  ["toolwire/{era}: CPU per MiB, 8 MiB / 1 MiB (flat ≈ 1)",                "toolwire",      "toolwire",           "big8/big1",      1.25],
+  ["toolwire {era} / sdk-v2/{era}: pipelined CPU per request",             "toolwire",      "sdk-v2",             "pipelined"],
+  ["toolwire {era} / sdk-v2/{era}: sequential CPU per request",            "toolwire",      "sdk-v2",             "sequential"],
+  ["toolwire {era} / sdk-v2/{era}: startup (first response)",              "toolwire",      "sdk-v2",             "startup"],
+  ["toolwire {era} / sdk-v2/{era}: startup CPU (at first response)",       "toolwire",      "sdk-v2",             "startupCpu"],
+  ["toolwire {era} / sdk-v2/{era}: 8 MiB CPU per MiB",                     "toolwire",      "sdk-v2",             "big8"],
+  ["toolwire {era} / sdk-v2/{era}: peak RSS (all phases)",                 "toolwire",      "sdk-v2",             "rss"],
+  ["toolwire {era} / sdk-v1/{era}: pipelined CPU per request",             "toolwire",      "sdk-v1",             "pipelined"],
+  ["toolwire {era} / sdk-v1/{era}: sequential CPU per request",            "toolwire",      "sdk-v1",             "sequential"],
+  ["toolwire {era} / sdk-v1/{era}: startup (first response)",              "toolwire",      "sdk-v1",             "startup"],
+  ["toolwire {era} / sdk-v1/{era}: startup CPU (at first response)",       "toolwire",      "sdk-v1",             "startupCpu"],
+  ["toolwire {era} / sdk-v1/{era}: 8 MiB CPU per MiB",                     "toolwire",      "sdk-v1",             "big8"],
+  ["toolwire {era} / sdk-v1/{era}: peak RSS (all phases)",                 "toolwire",      "sdk-v1",             "rss"],
+  // The cold path, and the same server on Deno.
+  ["toolwire {era} / bare: sequential CPU per call, cold",                 "toolwire",      "bare",               "coldSequential", 1.5],
+  ["toolwire {era} Deno / bare Deno: sequential CPU per call, cold",       "toolwire-deno", "bare-deno",          "coldSequential", 1.5],
+  ["toolwire {era} / bare, same reply: 8 MiB CPU per MiB",                 "toolwire",      "bare-envelope",      "big8",           1.2],
+  ["toolwire {era} Deno / bare Deno, same reply: 8 MiB CPU per MiB",       "toolwire-deno", "bare-envelope-deno", "big8",           1.2],
+  ["toolwire {era} / bare: short session wall time",                       "toolwire",      "bare",               "session",        1.1],
+  ["toolwire {era} / bare: short session CPU",                             "toolwire",      "bare",               "sessionCpu"],
+  ["toolwire {era} Deno / bare Deno: short session wall time",             "toolwire-deno", "bare-deno",          "session"],
+  ["toolwire {era} Deno / bare Deno: pipelined CPU per request",           "toolwire-deno", "bare-deno",          "pipelined"],
+  ["toolwire {era} Deno / bare Deno: sequential CPU per request",          "toolwire-deno", "bare-deno",          "sequential"],
+  ["toolwire-deno/{era}: CPU per MiB, 8 MiB / 1 MiB (flat ≈ 1)",           "toolwire-deno", "toolwire-deno",      "big8/big1"],
+  ["toolwire {era} Deno / Node: pipelined CPU per request",                "toolwire-deno", "toolwire",           "pipelined",      1.2],
+  ["toolwire {era} Deno / Node: sequential CPU per request",               "toolwire-deno", "toolwire",           "sequential"],
+  ["toolwire {era} Deno / Node: sequential CPU per call, cold",            "toolwire-deno", "toolwire",           "coldSequential"],
+  ["toolwire {era} Deno / Node: startup (first response)",                 "toolwire-deno", "toolwire",           "startup"],
+  ["toolwire {era} Deno / Node: peak RSS with 8 MiB calls",                "toolwire-deno", "toolwire",           "rssBig",         1.2],
+  ["toolwire {era} Deno / Node: short session wall time",                  "toolwire-deno", "toolwire",           "session",        1],
+  ["bare {era} Deno / Node: short session wall time",                      "bare-deno",     "bare",               "session"],
+];
+
+function ratioSpec(
+  what: string,
+  of: string,
+  over: string,
+  metrics: Metric | `${Metric}/${Metric}`,
+  target?: number,
+): RatioSpec {
+  const [metric, overMetric] = metrics.split("/") as [Metric, Metric | undefined];
+  return {
+    what,
+    of,
+    over,
+    metric,
+    ...(overMetric === undefined ? {} : { overMetric }),
+    ...(target === undefined ? {} : { target }),
+  };
+}
+
+/** Every ratio the report prints, in order; a line whose servers were not run is left out. */
+export const RATIOS: RatioSpec[] = [
+  ...(["modern", "legacy"] as const).flatMap((era) =>
+    ERA_RATIOS.map(([what, of, over, metrics, target]) =>
+      ratioSpec(what.replaceAll("{era}", era), `${of}/${era}`, `${over}/${era}`, metrics, target)
+    )
+  ),
+  // Information: how flat the other servers' cost per MiB is.
+  ...SERVERS.filter((spec) => spec.kind !== "toolwire").map((spec) =>
+    ratioSpec(`${spec.key}: CPU per MiB, 8 MiB / 1 MiB (flat ≈ 1)`, spec.key, spec.key, "big8/big1")
+  ),
+];
