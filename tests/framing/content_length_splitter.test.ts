@@ -1,10 +1,11 @@
-// The synchronous Content-Length splitter in process: random cuts of random streams (the seed is printed; set
-// TOOLWIRE_SPLIT_SEED to replay one), header edge cases, limits, and linear work shown by counting the bytes it
-// copies, never by timing.
+// The synchronous Content-Length splitter in process: random streams cut at random (a property; the seed is
+// printed, and TOOLWIRE_PROPERTY_SEED with TOOLWIRE_PROPERTY_PATH replays a failure), header edge cases, limits,
+// and linear work shown by counting the bytes it copies, never by timing.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import process from "node:process";
+import fc from "fast-check";
 import {
   type ContentLengthFrame,
   type ContentLengthFramerOptions,
@@ -13,21 +14,12 @@ import {
 } from "../../lib/framing/content_length_framer.ts";
 import { LineSplitter } from "../../lib/framing/line_framer.ts";
 import { DEFAULT_MAX_HEADER_BYTES, OVERSIZED_HEAD_BYTES } from "../../lib/framing/limits.ts";
-import { countTouchedBytes } from "../helpers/touched_bytes.ts";
+import { concat, countTouchedBytes } from "../helpers/bytes.ts";
+import { propertySettings } from "../reliability/mcp_scenario.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const bytes = (text: string) => encoder.encode(text);
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
-}
 
 /** Every frame the splitter makes of these chunks, its end included. */
 function split(chunks: Iterable<Uint8Array>, options?: ContentLengthFramerOptions): ContentLengthFrame[] {
@@ -47,69 +39,77 @@ function shown(frames: readonly ContentLengthFrame[]): unknown[] {
   });
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same stream and the same cuts. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const MAX_MESSAGE_BYTES = 2048;
 
-const SEED = Number(process.env.TOOLWIRE_SPLIT_SEED || Date.now() % 1_000_000);
+/** One message, its header written in one of the ways a client may write it, and the frame it must give. */
+const messageArbitrary = fc.record({
+  body: fc.oneof(
+    { arbitrary: fc.uint8Array({ maxLength: 300 }), weight: 9 },
+    { arbitrary: fc.uint8Array({ minLength: MAX_MESSAGE_BYTES + 1, maxLength: 6000 }), weight: 1 },
+  ),
+  name: fc.constantFrom("Content-Length", "content-length", "CONTENT-LENGTH", "Content-length"),
+  before: fc.constantFrom("", " ", "\t", "  "),
+  after: fc.constantFrom("", " ", "\t"),
+  contentType: fc.constantFrom("none", "first", "last"),
+  note: fc.option(fc.nat(40)),
+}).map(({ body, name, before, after, contentType, note }) => {
+  const lines = [`${name}:${before}${body.length}${after}`];
+  if (contentType === "first") lines.unshift("Content-Type: application/vscode-jsonrpc");
+  if (contentType === "last") lines.push("Content-Type: application/vscode-jsonrpc");
+  if (note !== null) lines.push(`X-Note: ${"n".repeat(note)}`);
+  const header = bytes(`${lines.join("\r\n")}\r\n\r\n`);
+  const frame: ContentLengthFrame = body.length > MAX_MESSAGE_BYTES
+    ? { kind: "oversized", size: body.length, head: body.slice(0, OVERSIZED_HEAD_BYTES) }
+    : { kind: "message", bytes: body };
+  return { header, body, frame };
+});
+
+/**
+ * A stream: whole messages, perhaps one more that the end of input cuts off (at a fraction of its length),
+ * and the sizes of the pieces it arrives in, used in turn.
+ */
+const streamArbitrary = fc.record({
+  messages: fc.array(messageArbitrary, { maxLength: 30 }),
+  cutOff: fc.option(
+    fc.tuple(messageArbitrary, fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+  ),
+  pieces: fc.array(fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 9, max: 5000 })), {
+    minLength: 1,
+  }),
+});
 
 describe("ContentLengthSplitter: random streams cut at random", () => {
-  it(`gives every message and skips every oversized one, whatever the cuts (seed ${SEED})`, () => {
-    console.log(`content_length_splitter: seed ${SEED} (replay: TOOLWIRE_SPLIT_SEED=${SEED})`);
-    const next = random(SEED);
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-    const maxMessageBytes = 2048;
-    /** One message with a header picked at random, and the frame it must give. */
-    const message = () => {
-      const size = next() < 0.1 ? 2049 + Math.floor(next() * 4000) : Math.floor(next() * 300);
-      const body = new Uint8Array(size).map(() => Math.floor(next() * 256));
-      const name = pick(["Content-Length", "content-length", "CONTENT-LENGTH", "Content-length"]);
-      const lines = [`${name}:${pick(["", " ", "\t", "  "])}${size}${pick(["", " ", "\t"])}`];
-      if (next() < 0.4) lines.splice(Math.floor(next() * 2), 0, "Content-Type: application/vscode-jsonrpc");
-      if (next() < 0.2) lines.push(`X-Note: ${"n".repeat(Math.floor(next() * 40))}`);
-      const header = bytes(`${lines.join("\r\n")}\r\n\r\n`);
-      const frame: ContentLengthFrame = size > maxMessageBytes
-        ? { kind: "oversized", size, head: body.slice(0, OVERSIZED_HEAD_BYTES) }
-        : { kind: "message", bytes: body };
-      return { header, body, frame };
-    };
-    for (let round = 0; round < 40; round++) {
-      const parts: Uint8Array[] = [];
-      const expected: ContentLengthFrame[] = [];
-      for (let count = 0; count < 30; count++) {
-        const { header, body, frame } = message();
-        parts.push(header, body);
-        expected.push(frame);
-      }
-      // Every other round the input ends inside one more message.
-      if (round % 2 === 1) {
-        const { header, body, frame } = message();
-        const cut = 1 + Math.floor(next() * (header.length + body.length - 1));
-        parts.push(concat([header, body]).subarray(0, cut));
-        const got = cut - header.length;
-        if (got < 0) expected.push({ kind: "truncated", bytes: cut });
-        else if (frame.kind === "message") expected.push({ kind: "truncated", bytes: got });
-        else if (got < OVERSIZED_HEAD_BYTES) expected.push({ ...frame, head: frame.head.subarray(0, got) });
-        else expected.push(frame);
-      }
-      const stream = concat(parts);
-      const chunks: Uint8Array[] = [];
-      for (let at = 0; at < stream.length;) {
-        const size = pick([1, 2, 3, 7, 64, 1000, 5000]) * (0.5 + next());
-        const end = Math.min(stream.length, at + Math.max(1, Math.floor(size)));
-        chunks.push(stream.slice(at, end));
-        at = end;
-      }
-      assert.deepEqual(split(chunks, { maxMessageBytes }), expected, `seed ${SEED}, round ${round}`);
-    }
+  it("gives every message and skips every oversized one, whatever the cuts", () => {
+    const settings = propertySettings("content_length_splitter", 200, (name) => process.env[name]);
+    fc.assert(
+      fc.property(streamArbitrary, ({ messages, cutOff, pieces }) => {
+        const parts: Uint8Array[] = messages.flatMap(({ header, body }) => [header, body]);
+        const expected: ContentLengthFrame[] = messages.map(({ frame }) => frame);
+        if (cutOff !== null) {
+          const [{ header, body, frame }, fraction] = cutOff;
+          const cut = 1 + Math.floor(fraction * (header.length + body.length - 1));
+          parts.push(concat([header, body]).subarray(0, cut));
+          const got = cut - header.length;
+          if (got < 0) expected.push({ kind: "truncated", bytes: cut });
+          else if (frame.kind === "message") expected.push({ kind: "truncated", bytes: got });
+          else if (got < OVERSIZED_HEAD_BYTES) expected.push({ ...frame, head: frame.head.subarray(0, got) });
+          else expected.push(frame);
+        }
+        const stream = concat(parts);
+        const chunks: Uint8Array[] = [];
+        for (let at = 0, turn = 0; at < stream.length; turn++) {
+          const end = Math.min(stream.length, at + pieces[turn % pieces.length]!);
+          chunks.push(stream.slice(at, end));
+          at = end;
+        }
+        assert.deepEqual(split(chunks, { maxMessageBytes: MAX_MESSAGE_BYTES }), expected);
+      }),
+      {
+        seed: settings.seed,
+        numRuns: settings.runs,
+        ...(settings.path === undefined ? {} : { path: settings.path }),
+      },
+    );
   });
 });
 

@@ -10,7 +10,7 @@ import {
   OVERSIZED_HEAD_BYTES,
 } from "../../lib/framing/content_length_framer.ts";
 import { peekTopLevelMembers } from "../../lib/protocol/json_head.ts";
-import { countTouchedBytes } from "../helpers/touched_bytes.ts";
+import { concat, countTouchedBytes } from "../helpers/bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -35,16 +35,6 @@ async function framesOf(
 /** Frames as comparable values: message bodies as text. */
 function readable(frames: ContentLengthFrame[]): unknown[] {
   return frames.map((frame) => (frame.kind === "message" ? { message: decoder.decode(frame.bytes) } : frame));
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
 
 function split(whole: Uint8Array, size: number): Uint8Array[] {

@@ -1,3 +1,16 @@
+// Byte helpers for the framing tests: joining chunks, and counting the bytes code copies or searches.
+
+/** The parts, joined into one array. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
+}
+
 /**
  * Counts every byte copied (`set`, `slice`) or searched (`indexOf`) on any Uint8Array while `work` runs. A
  * framer that re-joins or re-scans what it holds on each chunk shows up here as quadratic growth. Past
