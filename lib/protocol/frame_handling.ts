@@ -53,20 +53,6 @@ export interface FrameAnswers {
 }
 
 /**
- * Options of an LSP or DAP server that are not the protocol's: the framer's limits, and how many requests
- * run at once.
- *
- * @example
- * ```ts
- * const options: FrameLoopOptions = { maxMessageBytes: 8 << 20, maxInFlight: 16 };
- * ```
- */
-export interface FrameLoopOptions extends ContentLengthFramerOptions {
-  /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
-  maxInFlight?: number;
-}
-
-/**
  * The half of an LSP or DAP server that is the same for both: the session on stdin and stdout, the requests
  * in progress, and the read loop that hands each frame to the protocol's {@linkcode FrameAnswers}.
  *
@@ -85,8 +71,11 @@ export class FrameLoop<K, T> {
   readonly ended: AbortController = new AbortController();
   readonly #io: ProtocolIO;
 
-  /** A loop on `io`; a limit that is not a whole number ≥ 1 throws a RangeError. */
-  constructor(io: ProtocolIO, options: FrameLoopOptions) {
+  /**
+   * A loop on `io`, with the server's options (`LspOptions`, `DapOptions`); a limit that is not a whole
+   * number ≥ 1 throws a RangeError.
+   */
+  constructor(io: ProtocolIO, options: ContentLengthFramerOptions & { maxInFlight?: number }) {
     this.#io = io;
     this.session = new ContentLengthSession(io, options);
     this.requests = new InFlight(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
