@@ -1,4 +1,13 @@
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./line_framer.ts";
+import {
+  DEFAULT_MAX_HEADER_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  OVERSIZED_HEAD_BYTES,
+  sizeLimit,
+} from "./limits.ts";
+import { splitterStreams } from "./splitter_streams.ts";
+
+// Part of this module's public surface too: the package entry point exports the module whole.
+export { DEFAULT_MAX_HEADER_BYTES, OVERSIZED_HEAD_BYTES } from "./limits.ts";
 
 /**
  * Why a header block could not be read. Each one loses the message boundary, so nothing follows it.
@@ -11,7 +20,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "./line_framer.ts";
 export type HeaderProblem = "missing-length" | "invalid-length" | "header-too-long" | "malformed-header";
 
 /**
- * One frame out of a {@linkcode ContentLengthFramer}:
+ * One frame out of a {@linkcode ContentLengthSplitter} or {@linkcode ContentLengthFramer}:
  * - `message`: one whole body.
  * - `oversized`: a body longer than `maxMessageBytes`, skipped without being held; `head` is its first bytes
  *   (at most {@linkcode OVERSIZED_HEAD_BYTES}), enough to read a request's id and answer it. Framing goes on.
@@ -38,7 +47,8 @@ export type ContentLengthFrame =
   | { kind: "truncated"; bytes: number };
 
 /**
- * Options for {@linkcode ContentLengthFramer}.
+ * Options for {@linkcode ContentLengthSplitter} and {@linkcode ContentLengthFramer}. Each limit is a whole
+ * number of bytes, at least 1; anything else throws a RangeError when the splitter is made.
  *
  * @example
  * ```ts
@@ -52,27 +62,6 @@ export interface ContentLengthFramerOptions {
   maxHeaderBytes?: number;
 }
 
-/**
- * The default maximum header block size: 8 KiB, as for HTTP. Real headers are under 100 bytes.
- *
- * @example
- * ```ts
- * new ContentLengthFramer({ maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES / 8 });
- * ```
- */
-export const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
-
-/**
- * How much of an oversized body is kept for the `oversized` frame's `head`: enough for the `id` or `seq` a
- * client writes near the start.
- *
- * @example
- * ```ts
- * if (frame.kind === "oversized" && frame.head.length < OVERSIZED_HEAD_BYTES) console.error("input ended early");
- * ```
- */
-export const OVERSIZED_HEAD_BYTES = 1024;
-
 const CR = 0x0d;
 const LF = 0x0a;
 // RFC 9110 token characters: what a header name may be made of.
@@ -84,19 +73,170 @@ type Phase =
   | { at: "skip"; size: number; left: number; head: Uint8Array; headFilled: number; reported: boolean }
   | { at: "lost" };
 
+const AT_HEADER: Phase = { at: "header" };
+const LOST: Phase = { at: "lost" };
+
 /**
- * Splits a byte stream into Content-Length framed messages: the base protocol of LSP and the framing of DAP.
- * Each message is a header block — `Name: value` lines ended by `\r\n`, the block by an empty line — then
- * exactly `Content-Length` bytes of body. `Content-Length` is required; `Content-Type` and any other header
- * are accepted and ignored; header names are case-insensitive.
+ * Splits a byte stream into Content-Length framed messages (the base protocol of LSP and the framing of DAP),
+ * synchronously: feed it chunks, and it hands out every frame they complete. Each message is a header block —
+ * `Name: value` lines ended by `\r\n`, the block by an empty line — then exactly `Content-Length` bytes of
+ * body. `Content-Length` is required; `Content-Type` and any other header are accepted and ignored; header
+ * names are case-insensitive.
  *
  * Linear in the input: each byte is looked at once, a body split over a thousand chunks is copied once into a
  * buffer of its declared size, and nothing is re-scanned or re-joined per chunk. Memory is bounded: a header
  * block longer than `maxHeaderBytes` ends framing, and a body longer than `maxMessageBytes` is counted off
- * the input without being held, keeping only its first bytes for the `oversized` frame.
+ * the input without being held, keeping only its first bytes for the `oversized` frame. Every frame owns its
+ * bytes: the caller may reuse a chunk's buffer as soon as `push` returns.
  *
- * A readable/writable pair to pipe through, like `TextDecoderStream` (see `LineFramer` for why it is
- * no TransformStream subclass).
+ * @example
+ * ```ts
+ * const splitter = new ContentLengthSplitter();
+ * const frames: ContentLengthFrame[] = [];
+ * splitter.push(new TextEncoder().encode("Content-Length: 2\r\n\r\n{}Content-Len"), frames); // one message
+ * splitter.end(frames); // and a `truncated` frame for the 11 bytes of the unfinished header
+ * ```
+ */
+export class ContentLengthSplitter {
+  readonly #maxMessage: number;
+  // One header buffer for the whole stream: header blocks are small and bounded.
+  readonly #header: Uint8Array;
+  #headerFilled = 0;
+  // How much of the closing `\r\n\r\n` the last header bytes matched, carried across chunks.
+  #matched = 0;
+  #phase: Phase = AT_HEADER;
+
+  /** A splitter with the given limits. */
+  constructor(options: ContentLengthFramerOptions = {}) {
+    this.#maxMessage = sizeLimit("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES);
+    this.#header = new Uint8Array(
+      sizeLimit("maxHeaderBytes", options.maxHeaderBytes, DEFAULT_MAX_HEADER_BYTES),
+    );
+  }
+
+  /** Splits one chunk, appending the frames it completes to `out`. Input after a `bad-header` is ignored. */
+  push(chunk: Uint8Array, out: ContentLengthFrame[]): void {
+    let position = 0;
+    while (position < chunk.length) {
+      const phase = this.#phase;
+      if (phase.at === "lost") return;
+      if (phase.at === "header") position = this.#scanHeader(chunk, position, out);
+      else if (phase.at === "body") position = this.#takeBody(chunk, position, phase, out);
+      else position = this.#skipBody(chunk, position, phase, out);
+    }
+  }
+
+  /**
+   * End of input: appends a `truncated` frame if it ended inside a message, or the `oversized` frame of a
+   * skipped body whose head had not all arrived. Input pushed afterwards is ignored.
+   */
+  end(out: ContentLengthFrame[]): void {
+    const phase = this.#phase;
+    this.#phase = LOST;
+    if (phase.at === "header" && this.#headerFilled > 0) {
+      out.push({ kind: "truncated", bytes: this.#headerFilled });
+    }
+    if (phase.at === "body") out.push({ kind: "truncated", bytes: phase.filled });
+    if (phase.at === "skip" && !phase.reported) {
+      out.push({ kind: "oversized", size: phase.size, head: phase.head.subarray(0, phase.headFilled) });
+    }
+  }
+
+  /** Consumes header bytes from `start`; returns where it stopped: the body's start, or the chunk's end. */
+  #scanHeader(chunk: Uint8Array, start: number, out: ContentLengthFrame[]): number {
+    const header = this.#header;
+    for (let i = start; i < chunk.length; i++) {
+      if (this.#headerFilled === header.length) {
+        this.#lose(out, "header-too-long", `the header block is longer than ${header.length} bytes`);
+        return chunk.length;
+      }
+      const byte = chunk[i]!;
+      header[this.#headerFilled++] = byte;
+      const matched = this.#matched;
+      if (byte === CR) this.#matched = matched === 2 ? 3 : 1;
+      else if (byte === LF && (matched === 1 || matched === 3)) this.#matched = matched + 1;
+      else this.#matched = 0;
+      if (this.#matched === 4) {
+        const parsed = parseHeader(header.subarray(0, this.#headerFilled - 4));
+        this.#headerFilled = 0;
+        this.#matched = 0;
+        if ("problem" in parsed) this.#lose(out, parsed.problem, parsed.detail);
+        else this.#startBody(parsed.length, out);
+        return i + 1;
+      }
+    }
+    return chunk.length;
+  }
+
+  #startBody(length: number, out: ContentLengthFrame[]): void {
+    if (length === 0) {
+      // Complete the moment its header is.
+      out.push({ kind: "message", bytes: new Uint8Array(0) });
+    } else if (length > this.#maxMessage) {
+      const head = new Uint8Array(Math.min(length, OVERSIZED_HEAD_BYTES));
+      this.#phase = { at: "skip", size: length, left: length, head, headFilled: 0, reported: false };
+    } else {
+      this.#phase = { at: "body", length, body: undefined, filled: 0 };
+    }
+  }
+
+  #takeBody(
+    chunk: Uint8Array,
+    start: number,
+    phase: Extract<Phase, { at: "body" }>,
+    out: ContentLengthFrame[],
+  ): number {
+    const available = chunk.length - start;
+    if (phase.body === undefined && available >= phase.length) {
+      // Copied, not a view: the producer may reuse its chunk buffer once we return.
+      out.push({ kind: "message", bytes: chunk.slice(start, start + phase.length) });
+      this.#phase = AT_HEADER;
+      return start + phase.length;
+    }
+    phase.body ??= new Uint8Array(phase.length);
+    const take = Math.min(available, phase.length - phase.filled);
+    phase.body.set(take === chunk.length ? chunk : chunk.subarray(start, start + take), phase.filled);
+    phase.filled += take;
+    if (phase.filled === phase.length) {
+      out.push({ kind: "message", bytes: phase.body });
+      this.#phase = AT_HEADER;
+    }
+    return start + take;
+  }
+
+  #skipBody(
+    chunk: Uint8Array,
+    start: number,
+    phase: Extract<Phase, { at: "skip" }>,
+    out: ContentLengthFrame[],
+  ): number {
+    const take = Math.min(chunk.length - start, phase.left);
+    const keep = Math.min(take, phase.head.length - phase.headFilled);
+    if (keep > 0) {
+      phase.head.set(chunk.subarray(start, start + keep), phase.headFilled);
+      phase.headFilled += keep;
+    }
+    phase.left -= take;
+    // Reported once the head is complete, so the consumer can answer while the rest is still skipped.
+    if (!phase.reported && phase.headFilled === phase.head.length) {
+      out.push({ kind: "oversized", size: phase.size, head: phase.head });
+      phase.reported = true;
+    }
+    if (phase.left === 0) this.#phase = AT_HEADER;
+    return start + take;
+  }
+
+  /** Ends framing: where the next message starts is unknown, so nothing after this can be trusted. */
+  #lose(out: ContentLengthFrame[], problem: HeaderProblem, detail: string): void {
+    out.push({ kind: "bad-header", problem, detail });
+    this.#phase = LOST;
+  }
+}
+
+/**
+ * {@linkcode ContentLengthSplitter} as a transform stream: bytes in, {@linkcode ContentLengthFrame}s out. A
+ * readable/writable pair to pipe through, like `TextDecoderStream` (see `LineFramer` for why it is no
+ * TransformStream subclass).
  *
  * @example
  * ```ts
@@ -110,143 +250,12 @@ export class ContentLengthFramer {
   /** Where the bytes go in. */
   readonly writable: WritableStream<Uint8Array>;
 
-  /** A framer with the given limits. */
+  /** A framer with the given limits; a limit that is not a whole number ≥ 1 throws a RangeError. */
   constructor(options: ContentLengthFramerOptions = {}) {
-    const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    const maxHeader = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
-    // One header buffer for the whole stream: header blocks are small and bounded.
-    const header = new Uint8Array(maxHeader);
-    let headerFilled = 0;
-    // How much of the closing `\r\n\r\n` the last header bytes matched, carried across chunks.
-    let matched = 0;
-    let phase: Phase = { at: "header" };
-
-    const startBody = (length: number): Phase => {
-      if (length > maxMessage) {
-        const head = new Uint8Array(Math.min(length, OVERSIZED_HEAD_BYTES));
-        return { at: "skip", size: length, left: length, head, headFilled: 0, reported: false };
-      }
-      return { at: "body", length, body: undefined, filled: 0 };
-    };
-
-    /** Consumes header bytes from `chunk` at `start`; returns where the header block ended, or -1. */
-    const scanHeader = (chunk: Uint8Array, start: number, controller: Controller): number => {
-      for (let i = start; i < chunk.length; i++) {
-        const byte = chunk[i]!;
-        if (headerFilled === maxHeader) {
-          phase = lose(controller, "header-too-long", `the header block is longer than ${maxHeader} bytes`);
-          return -1;
-        }
-        header[headerFilled++] = byte;
-        if (byte === CR) matched = matched === 2 ? 3 : 1;
-        else if (byte === LF && (matched === 1 || matched === 3)) matched++;
-        else matched = 0;
-        if (matched === 4) {
-          const parsed = parseHeader(header.subarray(0, headerFilled - 4));
-          headerFilled = 0;
-          matched = 0;
-          phase = "problem" in parsed
-            ? lose(controller, parsed.problem, parsed.detail)
-            : startBody(parsed.length);
-          return i + 1;
-        }
-      }
-      return -1;
-    };
-
-    const takeBody = (
-      chunk: Uint8Array,
-      start: number,
-      state: Extract<Phase, { at: "body" }>,
-      controller: Controller,
-    ) => {
-      const available = chunk.length - start;
-      if (state.body === undefined && available >= state.length) {
-        // Copied, not a view: the producer may reuse its chunk buffer once we return.
-        controller.enqueue({ kind: "message", bytes: chunk.slice(start, start + state.length) });
-        phase = { at: "header" };
-        return start + state.length;
-      }
-      state.body ??= new Uint8Array(state.length);
-      const take = Math.min(available, state.length - state.filled);
-      state.body.set(chunk.subarray(start, start + take), state.filled);
-      state.filled += take;
-      if (state.filled === state.length) {
-        controller.enqueue({ kind: "message", bytes: state.body });
-        phase = { at: "header" };
-      }
-      return start + take;
-    };
-
-    const skipBody = (
-      chunk: Uint8Array,
-      start: number,
-      state: Extract<Phase, { at: "skip" }>,
-      controller: Controller,
-    ) => {
-      const take = Math.min(chunk.length - start, state.left);
-      const keep = Math.min(take, state.head.length - state.headFilled);
-      if (keep > 0) {
-        state.head.set(chunk.subarray(start, start + keep), state.headFilled);
-        state.headFilled += keep;
-      }
-      state.left -= take;
-      // Reported once the head is complete, so the consumer can answer while the rest is still skipped.
-      if (!state.reported && state.headFilled === state.head.length) {
-        controller.enqueue({ kind: "oversized", size: state.size, head: state.head });
-        state.reported = true;
-      }
-      if (state.left === 0) phase = { at: "header" };
-      return start + take;
-    };
-
-    const transform = new TransformStream<Uint8Array, ContentLengthFrame>({
-      transform(chunk, controller) {
-        let position = 0;
-        while (position < chunk.length) {
-          const state = phase;
-          if (state.at === "lost") return;
-          if (state.at === "header") {
-            const end = scanHeader(chunk, position, controller);
-            if (end === -1) return;
-            position = end;
-            // A zero-length body is complete the moment its header is.
-            if (phase.at === "body" && phase.length === 0) {
-              controller.enqueue({ kind: "message", bytes: new Uint8Array(0) });
-              phase = { at: "header" };
-            }
-          } else if (state.at === "body") {
-            position = takeBody(chunk, position, state, controller);
-          } else {
-            position = skipBody(chunk, position, state, controller);
-          }
-        }
-      },
-      flush(controller) {
-        const state = phase;
-        if (state.at === "header" && headerFilled > 0) {
-          controller.enqueue({ kind: "truncated", bytes: headerFilled });
-        }
-        if (state.at === "body") controller.enqueue({ kind: "truncated", bytes: state.filled });
-        if (state.at === "skip" && !state.reported) {
-          controller.enqueue({
-            kind: "oversized",
-            size: state.size,
-            head: state.head.subarray(0, state.headFilled),
-          });
-        }
-      },
-    });
-    this.readable = transform.readable;
-    this.writable = transform.writable;
+    const { readable, writable } = splitterStreams(new ContentLengthSplitter(options));
+    this.readable = readable;
+    this.writable = writable;
   }
-}
-
-type Controller = TransformStreamDefaultController<ContentLengthFrame>;
-
-function lose(controller: Controller, problem: HeaderProblem, detail: string): Phase {
-  controller.enqueue({ kind: "bad-header", problem, detail });
-  return { at: "lost" };
 }
 
 /** Reads `Content-Length` out of a header block (its closing empty line removed). */

@@ -1,16 +1,27 @@
+import { DEFAULT_MAX_MESSAGE_BYTES, sizeLimit } from "./limits.ts";
+import { splitterStreams } from "./splitter_streams.ts";
+
+// Part of this module's public surface too: the package entry point and the MCP server import it from here.
+export { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.ts";
+
 /** One frame out of a {@linkcode LineFramer}: a whole line, or a line that was too long and was discarded. */
 export type LineFrame =
   | { kind: "line"; bytes: Uint8Array }
   | { kind: "oversized"; size: number };
 
-/** Options for {@linkcode LineFramer}. */
+/**
+ * Options for {@linkcode LineSplitter} and {@linkcode LineFramer}. The limit is a whole number of bytes, at
+ * least 1; anything else throws a RangeError when the splitter is made.
+ *
+ * @example
+ * ```ts
+ * const options: LineFramerOptions = { maxLineBytes: 1 << 20 };
+ * ```
+ */
 export interface LineFramerOptions {
   /** Longest accepted line in bytes, without its line ending. Longer lines are dropped whole. @default 67108864 (64 MiB) */
   maxLineBytes?: number;
 }
-
-/** The default maximum message size: 64 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -40,8 +51,9 @@ export class LineSplitter {
   #discarding = false;
   #discardedBytes = 0;
 
+  /** A splitter with the given limit. */
   constructor(options: LineFramerOptions = {}) {
-    this.#max = options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#max = sizeLimit("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_MESSAGE_BYTES);
   }
 
   /** Splits one chunk, appending the frames it completes to `out`. */
@@ -124,23 +136,8 @@ export class LineFramer {
 
   /** A framer with the given limit. */
   constructor(options: LineFramerOptions = {}) {
-    const splitter = new LineSplitter(options);
-    const frames: LineFrame[] = [];
-    const deliver = (controller: TransformStreamDefaultController<LineFrame>) => {
-      for (const frame of frames) controller.enqueue(frame);
-      frames.length = 0;
-    };
-    const transform = new TransformStream<Uint8Array, LineFrame>({
-      transform(chunk, controller) {
-        splitter.push(chunk, frames);
-        deliver(controller);
-      },
-      flush(controller) {
-        splitter.end(frames);
-        deliver(controller);
-      },
-    });
-    this.readable = transform.readable;
-    this.writable = transform.writable;
+    const { readable, writable } = splitterStreams(new LineSplitter(options));
+    this.readable = readable;
+    this.writable = writable;
   }
 }

@@ -1,10 +1,10 @@
-import type { InFlight } from "./in_flight.ts";
-import type { ProtocolFailure, ProtocolIO } from "./protocol_loop.ts";
+import type { ProtocolIO } from "./protocol_loop.ts";
 import {
   type ContentLengthFrame,
   ContentLengthFramer,
   type ContentLengthFramerOptions,
 } from "../framing/content_length_framer.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, sizeLimit } from "../framing/limits.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { sourceReadable } from "../runtime/byte_channel.ts";
 
@@ -22,6 +22,8 @@ import { sourceReadable } from "../runtime/byte_channel.ts";
  * ```
  */
 export class ContentLengthSession {
+  /** The longest body read whole; a longer one arrives as an `oversized` frame. */
+  readonly maxMessageBytes: number;
   readonly #reader: ReadableStreamDefaultReader<ContentLengthFrame>;
   readonly #out: SerialWriter;
   readonly #channel: ProtocolIO["channel"];
@@ -29,8 +31,12 @@ export class ContentLengthSession {
   readonly #stop: () => void;
   #closed = false;
 
+  /** A session on `io`'s channel; a limit that is not a whole number ≥ 1 throws a RangeError. */
   constructor(io: ProtocolIO, options: ContentLengthFramerOptions = {}) {
-    this.#reader = sourceReadable(io.channel).pipeThrough(new ContentLengthFramer(options)).getReader();
+    this.maxMessageBytes = sizeLimit("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES);
+    // Made before the channel is touched: a limit it refuses leaves stdin unread.
+    const framer = new ContentLengthFramer(options);
+    this.#reader = sourceReadable(io.channel).pipeThrough(framer).getReader();
     this.#out = new SerialWriter(io.channel);
     this.#channel = io.channel;
     this.#signal = io.signal;
@@ -63,42 +69,5 @@ export class ContentLengthSession {
     await this.#out.flush();
     this.#stop();
     this.#channel.release();
-  }
-}
-
-/** What a frame handler tells the loop: go on (`undefined`), or end the session with this result. */
-export type FrameOutcome = { end: ProtocolFailure | undefined } | undefined;
-
-/**
- * The read loop LSP and DAP share: wait for room among the open requests, read a frame, hand it over, until
- * the input ends (then the open requests are answered first, unless a signal ended the process) or a handler
- * ends the session. However it ends, open requests are aborted, `ended` fires and the session is flushed.
- *
- * @example
- * ```ts
- * return await runFrameLoop(io, session, requests, ended, (frame) => this.#onFrame(frame));
- * ```
- */
-export async function runFrameLoop<K, T>(
-  io: ProtocolIO,
-  session: ContentLengthSession,
-  requests: InFlight<K, T>,
-  ended: AbortController,
-  onFrame: (frame: ContentLengthFrame) => Promise<FrameOutcome>,
-): Promise<void | ProtocolFailure> {
-  try {
-    for (;;) {
-      await requests.room();
-      const frame = await session.next();
-      if (frame === undefined) break;
-      const outcome = await onFrame(frame);
-      if (outcome !== undefined) return outcome.end;
-    }
-    if (!io.signal.aborted) await requests.answered();
-    return undefined;
-  } finally {
-    requests.abortAll();
-    ended.abort();
-    await session.close();
   }
 }

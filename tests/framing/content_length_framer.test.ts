@@ -10,6 +10,7 @@ import {
   OVERSIZED_HEAD_BYTES,
 } from "../../lib/framing/content_length_framer.ts";
 import { peekTopLevelMembers } from "../../lib/protocol/json_head.ts";
+import { concat, countTouchedBytes } from "../helpers/bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -36,52 +37,10 @@ function readable(frames: ContentLengthFrame[]): unknown[] {
   return frames.map((frame) => (frame.kind === "message" ? { message: decoder.decode(frame.bytes) } : frame));
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
-}
-
 function split(whole: Uint8Array, size: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   for (let at = 0; at < whole.length; at += size) chunks.push(whole.slice(at, at + size));
   return chunks;
-}
-
-/**
- * Counts every byte copied (`set`, `slice`) or searched (`indexOf`) on any Uint8Array while `work` runs. A
- * framer that re-joins or re-scans what it holds on each chunk shows up here as quadratic growth.
- */
-async function countTouchedBytes(work: () => Promise<unknown>): Promise<number> {
-  const proto = Uint8Array.prototype as unknown as Record<string, unknown>;
-  const { set, slice, indexOf } = Uint8Array.prototype;
-  let touched = 0;
-  proto.set = function (this: Uint8Array, source: ArrayLike<number>, offset?: number) {
-    touched += source.length;
-    return set.call(this, source, offset);
-  };
-  proto.slice = function (this: Uint8Array, start?: number, end?: number) {
-    const copy = slice.call(this, start, end);
-    touched += copy.length;
-    return copy;
-  };
-  proto.indexOf = function (this: Uint8Array, value: number, from = 0) {
-    const found = indexOf.call(this, value, from);
-    touched += (found === -1 ? this.length : found + 1) - from;
-    return found;
-  };
-  try {
-    await work();
-  } finally {
-    delete proto.set;
-    delete proto.slice;
-    delete proto.indexOf;
-  }
-  return touched;
 }
 
 const BODIES = ['{"jsonrpc":"2.0","id":1}', '{"text":"é€😀"}', "{}"];

@@ -86,6 +86,39 @@ describe("serveDap: the session", () => {
     assert.equal(await ended, undefined);
   });
 
+  it("a throw String cannot convert, in a handler or a body's toJSON, still fails the request", async () => {
+    const unprintable = () => Object.create(null);
+    const { peer, client, ended } = await serving({
+      requests: {
+        crash: () => {
+          throw unprintable();
+        },
+        body: () => ({
+          toJSON() {
+            throw unprintable();
+          },
+        }),
+      },
+    });
+    const crashed = await client.request("crash");
+    assert.deepEqual([crashed.success, crashed.message], [false, "a value that cannot be shown as text"]);
+    const unserialisable = await client.request("body");
+    assert.deepEqual([unserialisable.success, unserialisable.message], [
+      false,
+      "the response body cannot be serialised as JSON: a value that cannot be shown as text",
+    ]);
+    assert.deepEqual(client.seen.map((message) => message.seq), [1, 2, 3, 4], "numbering has no gap");
+    peer.end();
+    assert.equal(await ended, undefined);
+  });
+
+  it("a limit that is not a whole number of bytes ≥ 1 rejects the session before stdin is read", async () => {
+    const peer = new InMemoryPeer();
+    const ended = serveDap(peer.io, { initialize: () => ({}) }, { maxMessageBytes: 2.5 });
+    peer.end();
+    await assert.rejects(ended, RangeError);
+  });
+
   it("stdin EOF waits for requests in progress, then resolves undefined", async () => {
     const { peer, client, ended } = await serving({
       requests: { slow: async () => (await delay(100), { done: true }) },

@@ -231,6 +231,36 @@ describe("serveLsp: requests", () => {
     assert.equal(await ended, undefined);
   });
 
+  it("a throw String cannot convert, in a handler or a result's toJSON, is still answered -32603", async () => {
+    const unprintable = () => Object.create(null);
+    const { peer, ended } = await serving({
+      requests: {
+        crash: () => {
+          throw unprintable();
+        },
+        result: () => ({
+          toJSON() {
+            throw unprintable();
+          },
+        }),
+      },
+    });
+    peer.send(request(1, "crash"));
+    assert.deepEqual(await peer.next(), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32603, message: "Internal error: a value that cannot be shown as text" },
+    });
+    peer.send(request(2, "result"));
+    assert.deepEqual((await peer.next()).error, {
+      code: -32603,
+      message:
+        "Internal error: the result cannot be serialised as JSON: a value that cannot be shown as text",
+    });
+    peer.end();
+    assert.equal(await ended, undefined);
+  });
+
   it("inherited names are not methods; a batch and an invalid message are InvalidRequest", async () => {
     const { peer, ended } = await serving({ requests: { known: () => 1 } });
     peer.send(request(1, "constructor"));
@@ -268,6 +298,17 @@ describe("serveLsp: requests", () => {
     assert.equal(refused.error.code, -32600);
     peer.end();
     assert.equal(await ended, undefined);
+  });
+
+  it("a limit that is not a whole number of bytes ≥ 1 rejects the session before stdin is read", async () => {
+    for (const options of [{ maxMessageBytes: 0 }, { maxMessageBytes: Number.NaN }, { maxHeaderBytes: -1 }]) {
+      const peer = new InMemoryPeer();
+      const ended = serveLsp(peer.io, { initialize: () => ({ capabilities: {} }) }, options);
+      peer.send(INITIALIZE);
+      peer.end();
+      await assert.rejects(ended, RangeError, JSON.stringify(options));
+      assert.deepEqual(peer.unread(), [], "nothing was answered");
+    }
   });
 
   it("a header block too long to be a header ends the session with exit 1", async () => {

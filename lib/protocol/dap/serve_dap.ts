@@ -19,17 +19,16 @@
  *   from the client (to reverse requests) match nothing the adapter sent and are ignored.
  */
 import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
+import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
-  type ContentLengthFrame,
-  type ContentLengthFramerOptions,
-  encodeContentLength,
-} from "../../framing/content_length_framer.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
-import { ContentLengthSession, type FrameOutcome, runFrameLoop } from "../content_length_session.ts";
-import { DEFAULT_MAX_IN_FLIGHT, InFlight } from "../in_flight.ts";
+  errorText,
+  type FrameAnswers,
+  FrameLoop,
+  type FrameOutcome,
+  frameResponse,
+} from "../frame_handling.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import { decodeJson } from "../json_rpc.ts";
-import { framingFailure } from "../session_end.ts";
 
 /**
  * What a DAP handler receives besides the arguments.
@@ -115,15 +114,13 @@ export interface DapOptions extends ContentLengthFramerOptions {
  * });
  * ```
  */
-export function serveDap(
+export async function serveDap(
   io: ProtocolIO,
   handlers: DapHandlers,
   options: DapOptions = {},
 ): Promise<void | ProtocolFailure> {
-  return new DapServer(io, handlers, options).run();
+  return await new DapServer(io, handlers, options).run();
 }
-
-/** How a message ended the session, or `undefined` to go on reading. */
 
 /** A request as it was read, before its command is known to be served. */
 interface DapRequest {
@@ -137,52 +134,30 @@ type DapResponse = { success: true; body: unknown } | { success: false; message:
 class DapServer {
   readonly #io: ProtocolIO;
   readonly #handlers: DapHandlers;
-  readonly #maxMessageBytes: number;
-  readonly #session: ContentLengthSession;
-  readonly #requests: InFlight<number, string>;
-  /** Aborted when the session ends: the signal of the initialize and disconnect handlers. */
-  readonly #ended = new AbortController();
+  /** Its `ended` is the signal of the initialize and disconnect handlers. */
+  readonly #loop: FrameLoop<number, string>;
   #seq = 0;
   #initialized = false;
 
   constructor(io: ProtocolIO, handlers: DapHandlers, options: DapOptions) {
     this.#io = io;
     this.#handlers = handlers;
-    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.#session = new ContentLengthSession(io, options);
-    this.#requests = new InFlight(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
-    // A signal ends the process within a grace period: handlers stop now, nothing waits for them.
-    io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
+    this.#loop = new FrameLoop(io, options);
   }
 
   run(): Promise<void | ProtocolFailure> {
-    return runFrameLoop(this.#io, this.#session, this.#requests, this.#ended, (frame) => this.#onFrame(frame));
-  }
-
-  async #onFrame(frame: ContentLengthFrame): Promise<FrameOutcome> {
-    switch (frame.kind) {
-      case "message":
-        return await this.#onMessage(frame.bytes);
-      case "oversized": {
-        const problem =
-          `the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`;
-        const { seq, type, command } = peekTopLevelMembers(frame.head, ["seq", "type", "command"]);
-        if (type === "request" && isSeq(seq)) {
-          await this.#respond(seq, typeof command === "string" ? command : "", {
-            success: false,
-            message: problem,
-          });
-        } else await this.#output(problem);
-        return undefined;
-      }
-      case "truncated":
-        this.#io.log(`dap: the input ended inside a message; its ${frame.bytes} bytes were dropped`);
-        return undefined;
-      case "bad-header":
-        await this.#output(`${frame.detail}; no later message can be framed, so the session ends`);
-        this.#io.log(`dap: ${frame.detail}; the session ends`);
-        return { end: framingFailure(frame.detail) };
-    }
+    const answers: FrameAnswers = {
+      name: "dap",
+      message: (bytes) => this.#onMessage(bytes),
+      oversized: (head, problem) => {
+        const { seq, type, command } = peekTopLevelMembers(head, ["seq", "type", "command"]);
+        if (type !== "request" || !isSeq(seq)) return this.#output(problem);
+        const name = typeof command === "string" ? command : "";
+        return this.#respond(seq, name, { success: false, message: problem });
+      },
+      framingLost: (problem) => this.#output(`${problem}, so the session ends`),
+    };
+    return this.#loop.run(answers);
   }
 
   async #onMessage(bytes: Uint8Array): Promise<FrameOutcome> {
@@ -246,16 +221,16 @@ class DapServer {
       await this.#respond(seq, command, { success: false, message: `unrecognized request '${command}'` });
       return undefined;
     }
-    if (this.#requests.has(seq)) {
+    if (this.#loop.requests.has(seq)) {
       await this.#respond(seq, command, {
         success: false,
         message: `seq ${seq} belongs to a request still in progress`,
       });
       return undefined;
     }
-    this.#requests.start(seq, command, async (signal) => {
+    this.#loop.requests.start(seq, command, async (signal) => {
       const response = await settle(() => handler(request.args, this.#context(signal)));
-      if (this.#requests.claim(seq)) await this.#respond(seq, command, response);
+      if (this.#loop.requests.claim(seq)) await this.#respond(seq, command, response);
     });
     return undefined;
   }
@@ -267,7 +242,8 @@ class DapServer {
         message: "initialize may be sent only once",
       });
     }
-    const response = await settle(() => this.#handlers.initialize(args, this.#context(this.#ended.signal)));
+    const context = this.#context(this.#loop.ended.signal);
+    const response = await settle(() => this.#handlers.initialize(args, context));
     await this.#respond(seq, "initialize", response);
     if (!response.success) return;
     this.#initialized = true;
@@ -276,8 +252,9 @@ class DapServer {
   }
 
   async #disconnect({ seq, args }: DapRequest): Promise<undefined> {
-    this.#requests.abortAll();
-    const response = await settle(() => this.#handlers.disconnect?.(args, this.#context(this.#ended.signal)));
+    this.#loop.requests.abortAll();
+    const context = this.#context(this.#loop.ended.signal);
+    const response = await settle(() => this.#handlers.disconnect?.(args, context));
     await this.#respond(seq, "disconnect", response);
     await this.#event("terminated");
     return undefined;
@@ -285,7 +262,7 @@ class DapServer {
 
   async #cancel({ seq, args }: DapRequest): Promise<void> {
     const target = (args as { requestId?: unknown } | undefined)?.requestId;
-    const command = isSeq(target) ? this.#requests.cancel(target) : undefined;
+    const command = isSeq(target) ? this.#loop.requests.cancel(target) : undefined;
     // DAP: the cancelled request is answered first, with the predefined message "cancelled".
     if (isSeq(target) && command !== undefined) {
       await this.#respond(target, command, { success: false, message: "cancelled" });
@@ -298,22 +275,17 @@ class DapServer {
     const message = response.success
       ? { ...head, success: true, ...(response.body === undefined ? {} : { body: response.body }) }
       : { ...head, success: false, message: response.message };
-    let bytes: Uint8Array;
-    try {
-      bytes = this.#frame(message);
-    } catch (error) {
-      // A body JSON cannot hold (a cycle, a BigInt) fails the request, never tears the stream.
-      bytes = this.#frame({
-        ...head,
-        success: false,
-        message: `the response body cannot be serialised as JSON: ${errorText(error)}`,
-      });
-    }
-    return this.#session.send(bytes);
+    const bytes = frameResponse(
+      (framed: Record<string, unknown>) => this.#frame(framed),
+      message,
+      (reason) => ({ ...head, success: false, message: `the response body ${reason}` }),
+    );
+    return this.#loop.session.send(bytes);
   }
 
   #event(event: string, body?: object): Promise<void> {
-    return this.#session.send(this.#frame({ type: "event", event, ...(body === undefined ? {} : { body }) }));
+    const message = { type: "event", event, ...(body === undefined ? {} : { body }) };
+    return this.#loop.session.send(this.#frame(message));
   }
 
   #output(problem: string): Promise<void> {
@@ -351,8 +323,4 @@ function isSeq(value: unknown): value is number {
 
 function isObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -20,14 +20,14 @@
  */
 import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
 import { ExitCode } from "../../exit_code.ts";
+import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
-  type ContentLengthFrame,
-  type ContentLengthFramerOptions,
-  encodeContentLength,
-} from "../../framing/content_length_framer.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
-import { ContentLengthSession, type FrameOutcome, runFrameLoop } from "../content_length_session.ts";
-import { DEFAULT_MAX_IN_FLIGHT, InFlight } from "../in_flight.ts";
+  errorText,
+  type FrameAnswers,
+  FrameLoop,
+  type FrameOutcome,
+  frameResponse,
+} from "../frame_handling.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import {
   classifyMessage,
@@ -38,7 +38,7 @@ import {
   type RpcError,
   RpcErrorCode,
 } from "../json_rpc.ts";
-import { framingFailure, ProtocolEndCode } from "../session_end.ts";
+import { ProtocolEndCode } from "../session_end.ts";
 import { LspResponseError } from "./lsp_response_error.ts";
 
 /**
@@ -162,17 +162,15 @@ export interface LspOptions extends ContentLengthFramerOptions {
  * });
  * ```
  */
-export function serveLsp(
+export async function serveLsp(
   io: ProtocolIO,
   handlers: LspHandlers,
   options: LspOptions = {},
 ): Promise<void | ProtocolFailure> {
-  return new LspServer(io, handlers, options).run();
+  return await new LspServer(io, handlers, options).run();
 }
 
 type Lifecycle = "uninitialized" | "running" | "shut-down";
-
-/** How a message ended the session, or `undefined` to go on reading. */
 
 const EXIT_WITHOUT_SHUTDOWN: ProtocolFailure = {
   exitCode: ExitCode.GENERAL_ERROR,
@@ -184,51 +182,31 @@ const EXIT_WITHOUT_SHUTDOWN: ProtocolFailure = {
 class LspServer {
   readonly #io: ProtocolIO;
   readonly #handlers: LspHandlers;
-  readonly #maxMessageBytes: number;
-  readonly #session: ContentLengthSession;
-  readonly #requests: InFlight<string, JsonRpcId>;
-  /** Aborted when the session ends: the signal of initialize, shutdown and notification handlers. */
-  readonly #ended = new AbortController();
+  /** Its `ended` is the signal of initialize, shutdown and notification handlers. */
+  readonly #loop: FrameLoop<string, JsonRpcId>;
   #state: Lifecycle = "uninitialized";
 
   constructor(io: ProtocolIO, handlers: LspHandlers, options: LspOptions) {
     this.#io = io;
     this.#handlers = handlers;
-    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.#session = new ContentLengthSession(io, options);
-    this.#requests = new InFlight(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
-    // A signal ends the process within a grace period: handlers stop now, nothing waits for them.
-    io.signal.addEventListener("abort", () => this.#requests.abortAll(), { once: true });
+    this.#loop = new FrameLoop(io, options);
   }
 
   run(): Promise<void | ProtocolFailure> {
-    return runFrameLoop(this.#io, this.#session, this.#requests, this.#ended, (frame) => this.#onFrame(frame));
-  }
-
-  async #onFrame(frame: ContentLengthFrame): Promise<FrameOutcome> {
-    switch (frame.kind) {
-      case "message":
-        return await this.#onMessage(frame.bytes);
-      case "oversized": {
-        const { id } = peekTopLevelMembers(frame.head, ["id"]);
-        await this.#reply(isId(id) ? id : null, {
+    const answers: FrameAnswers = {
+      name: "lsp",
+      message: (bytes) => this.#onMessage(bytes),
+      oversized: (head, problem) => {
+        const { id } = peekTopLevelMembers(head, ["id"]);
+        return this.#reply(isId(id) ? id : null, {
           code: RpcErrorCode.INVALID_REQUEST,
-          message:
-            `Invalid request: the message is ${frame.size} bytes, over the limit of ${this.#maxMessageBytes}; it was skipped`,
+          message: `Invalid request: ${problem}`,
         });
-        return undefined;
-      }
-      case "truncated":
-        this.#io.log(`lsp: the input ended inside a message; its ${frame.bytes} bytes were dropped`);
-        return undefined;
-      case "bad-header":
-        await this.#reply(null, {
-          code: RpcErrorCode.PARSE_ERROR,
-          message: `Parse error: ${frame.detail}; no later message can be framed`,
-        });
-        this.#io.log(`lsp: ${frame.detail}; the session ends`);
-        return { end: framingFailure(frame.detail) };
-    }
+      },
+      framingLost: (problem) =>
+        this.#reply(null, { code: RpcErrorCode.PARSE_ERROR, message: `Parse error: ${problem}` }),
+    };
+    return this.#loop.run(answers);
   }
 
   async #onMessage(bytes: Uint8Array): Promise<FrameOutcome> {
@@ -271,7 +249,7 @@ class LspServer {
     const handler = ownHandler(this.#handlers.notifications, method);
     if (handler === undefined) return undefined;
     try {
-      await handler(params, this.#context(this.#ended.signal));
+      await handler(params, this.#context(this.#loop.ended.signal));
     } catch (error) {
       this.#logFailure(`notification ${method}`, error);
     }
@@ -301,15 +279,15 @@ class LspServer {
       });
     }
     const key = requestKey(id);
-    if (this.#requests.has(key)) {
+    if (this.#loop.requests.has(key)) {
       return await this.#reply(id, {
         code: RpcErrorCode.INVALID_REQUEST,
         message: `Invalid request: id ${JSON.stringify(id)} belongs to a request still in progress`,
       });
     }
-    this.#requests.start(key, id, async (signal) => {
+    this.#loop.requests.start(key, id, async (signal) => {
       const response = await this.#settle(id, method, () => handler(params, this.#context(signal)));
-      if (this.#requests.claim(key)) await this.#respond(id, response);
+      if (this.#loop.requests.claim(key)) await this.#respond(id, response);
     });
   }
 
@@ -323,7 +301,7 @@ class LspServer {
     const response = await this.#settle(
       id,
       "initialize",
-      () => this.#handlers.initialize(params, this.#context(this.#ended.signal)),
+      () => this.#handlers.initialize(params, this.#context(this.#loop.ended.signal)),
     );
     if ("result" in response) this.#state = "running";
     await this.#respond(id, response);
@@ -335,14 +313,14 @@ class LspServer {
     const response = await this.#settle(
       id,
       "shutdown",
-      () => this.#handlers.shutdown?.(this.#context(this.#ended.signal)),
+      () => this.#handlers.shutdown?.(this.#context(this.#loop.ended.signal)),
     );
     await this.#respond(id, response);
   }
 
   #cancel(id: unknown): void {
     if (!isId(id)) return;
-    if (this.#requests.cancel(requestKey(id)) === undefined) return;
+    if (this.#loop.requests.cancel(requestKey(id)) === undefined) return;
     void this.#reply(id, { code: RpcErrorCode.REQUEST_CANCELLED, message: "Request cancelled" });
   }
 
@@ -371,24 +349,19 @@ class LspServer {
   }
 
   #respond(id: JsonRpcId | null, response: Record<string, unknown>): Promise<void> {
-    let bytes: Uint8Array;
-    try {
-      bytes = encodeContentLength(response);
-    } catch (error) {
-      // A result JSON cannot hold (a cycle, a BigInt) is answered as an error, never a torn message.
-      bytes = encodeContentLength(errorResponse(id, {
+    const bytes = frameResponse(encodeContentLength, response, (reason) =>
+      errorResponse(id, {
         code: RpcErrorCode.INTERNAL_ERROR,
-        message: `Internal error: the result cannot be serialised as JSON: ${errorText(error)}`,
+        message: `Internal error: the result ${reason}`,
       }));
-    }
-    return this.#session.send(bytes);
+    return this.#loop.session.send(bytes);
   }
 
   #context(signal: AbortSignal): LspContext {
     return {
       signal,
       notify: (method, params) =>
-        this.#session.send(
+        this.#loop.session.send(
           encodeContentLength({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
         ),
       log: (message) => this.#io.log(message),
@@ -414,8 +387,4 @@ function isId(value: unknown): value is JsonRpcId {
 /** Request ids `1` and `"1"` are different requests. */
 function requestKey(id: JsonRpcId): string {
   return `${typeof id}:${id}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
