@@ -7,7 +7,8 @@ import { readEnvelope, validateEnvelope } from "../../lib/command/envelope_valid
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { nonEmptyLines, outcome, parseJson } from "./evidence.ts";
-import { type CheckedCommand, isRecord, show } from "./subject.ts";
+import { isRecord } from "../../lib/json.ts";
+import { type CheckedCommand, show } from "./subject.ts";
 
 /** A flag no command takes: every refusal probe passes it. */
 export const INVALID_FLAG = "--definitely-not-a-flag";

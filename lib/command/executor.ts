@@ -8,6 +8,7 @@ import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
 import { unexpectedError } from "./unexpected_error.ts";
+import { isRecord } from "../json.ts";
 
 /** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
 export interface Invocation {
@@ -212,7 +213,7 @@ async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelop
 }
 
 function replayed(data: unknown): unknown {
-  if (typeof data === "object" && data !== null && !Array.isArray(data)) return { ...data, effect: "noop" };
+  if (isRecord(data)) return { ...data, effect: "noop" };
   return data;
 }
 

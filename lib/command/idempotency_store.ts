@@ -10,7 +10,7 @@ import {
   writeTextAtomic,
 } from "../runtime/mod.ts";
 import type { InputIssue } from "./input_values.ts";
-import { canonicalJson, sha256Tag } from "./manifest.ts";
+import { canonicalJson, isRecord, sha256Tag } from "../json.ts";
 
 /** How long a key's record is kept unless the tool says otherwise: one day. */
 export const DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS = 86_400;
@@ -247,8 +247,8 @@ function parseRecord(text: string): { state: KeyState; at: number | undefined } 
   } catch {
     return undefined;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
+  if (!isRecord(value)) return undefined;
+  const record = value;
   const { fingerprint, command, state } = record;
   if (typeof fingerprint !== "string" || typeof command !== "string") return undefined;
   const time = (field: string) => {

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Tag } from "../manifest.ts";
+import { canonicalJson, sha256Tag } from "../../json.ts";
 
 /** How long a confirmation request stays valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;

@@ -10,6 +10,7 @@ import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
 import { envelopeResult } from "./envelope_result.ts";
 import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
+import { isRecord } from "../../json.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
 export interface CatalogCall {
@@ -189,9 +190,8 @@ function result(envelope: ResponseEnvelope): ToolCallOutcome {
  */
 function supportsFormElicitation(capabilities: Record<string, unknown>): boolean {
   const elicitation = capabilities.elicitation;
-  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) return false;
-  const modes = elicitation as Record<string, unknown>;
-  return modes.form !== undefined || modes.url === undefined;
+  if (!isRecord(elicitation)) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
 function accepted(responses: unknown): boolean {
