@@ -1,6 +1,7 @@
 import { closestMatch } from "./closest_match.ts";
 import type { FlagSpec } from "./contract.ts";
 import { coerceText, type InputIssue, quote } from "./input_values.ts";
+import { commandWords } from "./command_words.ts";
 
 /** What the argv parser needs to know about the registered commands. */
 export interface ArgvCatalog {
@@ -86,7 +87,7 @@ export function parseArgv(argv: readonly string[], catalog: ArgvCatalog): Parsed
 
   if (parsed.path === undefined && parsed.words.length === 0 && parsed.positionals.length > 0) {
     const unknown = parsed.positionals.shift()!;
-    const near = closestMatch(unknown, [...catalog.paths()].map((path) => path.replaceAll(".", " ")));
+    const near = closestMatch(unknown, [...catalog.paths()].map(commandWords));
     parsed.issues.unshift({
       field: unknown,
       message: `unknown command ${quote(unknown)}`,

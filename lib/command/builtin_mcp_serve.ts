@@ -8,6 +8,7 @@ import { commandCatalog } from "./mcp/command_catalog.ts";
 import { servedCommands } from "./mcp/tool_mapping.ts";
 import { type EntryRefiner, mostSevere } from "./registry.ts";
 import { registerBuiltin, type Tool } from "./tool.ts";
+import { commandWords } from "./command_words.ts";
 
 const MCP_SERVE_FLAGS = {
   "read-only": { type: "boolean", default: false, description: "Expose only the tool's safe commands" },
@@ -107,7 +108,7 @@ const coverServedCommands: EntryRefiner = (entry, registry) => {
   const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
   // Say why the server is rated above what it declared: it is as dangerous as what it serves.
   const raisedBy = level === entry.danger_level ? [] : served.filter(([, served]) => served.danger_level === level);
-  const because = raisedBy.map(([path]) => path.replaceAll(".", " ")).join(", ");
+  const because = raisedBy.map(([path]) => commandWords(path)).join(", ");
   return {
     ...entry,
     description: raisedBy.length === 0 ? entry.description : `${entry.description}; ${level} because it serves ${because}`,

@@ -9,6 +9,7 @@ import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempote
 import type { CommandInput } from "./input_values.ts";
 import { unexpectedError } from "./unexpected_error.ts";
 import { isRecord } from "../json.ts";
+import { commandWords } from "./command_words.ts";
 
 /** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
 export interface Invocation {
@@ -227,7 +228,7 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
       const seconds = invocation.timeoutMs / 1000;
       return execution.finish(ExitCode.TIMEOUT, null, {
         code: "TIMEOUT",
-        message: `${invocation.path.replaceAll(".", " ")} exceeded its time limit of ${seconds} s`,
+        message: `${commandWords(invocation.path)} exceeded its time limit of ${seconds} s`,
         retryable: declared(ExitCode.TIMEOUT)?.retryable ?? false,
         phase: "execution",
         suggestion: "raise --timeout (0 = no limit) or narrow the request",
@@ -252,7 +253,7 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
 export function confirmationRequiredError(path: string, preview: unknown): ErrorDetail {
   return {
     code: "CONFIRMATION_REQUIRED",
-    message: `${path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
+    message: `${commandWords(path)} is destructive and was not confirmed; nothing was changed`,
     retryable: false,
     phase: "validation",
     suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",

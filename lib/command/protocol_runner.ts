@@ -12,6 +12,7 @@ import type { CommandInput } from "./input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { textStyle } from "./terminal_style.ts";
 import { unexpectedError } from "./unexpected_error.ts";
+import { commandWords } from "./command_words.ts";
 
 /** How long a serving loop gets to wind down after a signal before the process ends without it. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -66,7 +67,7 @@ export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
     case "timeout":
       return fail(run, ExitCode.TIMEOUT, {
         code: "TIMEOUT",
-        message: `${words(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`,
+        message: `${commandWords(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`,
         retryable: run.exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
         phase: "execution",
       });
@@ -144,8 +145,4 @@ async function fail(run: ProtocolRun, exitCode: number, error: ErrorDetail): Pro
   await run.output.line("stderr", renderPlainError(run.tool, envelope, textStyle("stderr", run.format)));
   if (run.format === "json") return await run.output.envelope("stderr", envelope);
   return exitCode;
-}
-
-function words(path: string): string {
-  return path.replaceAll(".", " ");
 }

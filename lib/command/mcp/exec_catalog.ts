@@ -10,6 +10,7 @@ import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
 import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
+import { commandWords } from "../command_words.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {
@@ -73,7 +74,7 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
     signal: call.context.signal,
     onStderrLine: (line) => call.context.log("info", line),
   });
-  const words = call.path.replaceAll(".", " ");
+  const words = commandWords(call.path);
   if (run.ending === "timeout") {
     return makeEnvelope({
       exitCode: ExitCode.TIMEOUT,

@@ -11,6 +11,7 @@ import { argumentErrorEnvelope } from "../argument_error.ts";
 import { envelopeResult } from "./envelope_result.ts";
 import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
+import { commandWords } from "../command_words.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
 export interface CatalogCall {
@@ -150,7 +151,7 @@ export class ManifestCatalog implements ToolCatalog {
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: `${served.path.replaceAll(".", " ")} is destructive. Proceed? Preview: ${JSON.stringify(preview.data)}`,
+                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${JSON.stringify(preview.data)}`,
                 requestedSchema: {
                   type: "object",
                   properties: { confirm: { type: "boolean", title: "Proceed", description: "true to carry out the action" } },
