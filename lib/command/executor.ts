@@ -4,10 +4,10 @@ import { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
-import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
+import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
-import { unexpectedError } from "./unexpected_error.ts";
+import { failureOf } from "./thrown_error.ts";
 import { isRecord } from "../json.ts";
 import { commandWords } from "./command_words.ts";
 
@@ -281,32 +281,11 @@ export function cancelledError(cancellation: Cancellation): ErrorDetail {
 }
 
 function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
-  const { invocation, warnings } = execution;
-  if (!(error instanceof CommandError)) {
-    const unexpected = unexpectedError(error, "unexpected error");
-    invocation.log(`${invocation.path}: ${unexpected.stack ?? unexpected.error.message}`);
-    return execution.finish(ExitCode.GENERAL_ERROR, null, unexpected.error);
-  }
-  let exitCode = error.exitCode;
-  const entry = invocation.exitCodes[String(exitCode)];
-  if (entry === undefined || exitCode === ExitCode.SUCCESS) {
-    // The manifest promises an exhaustive table (REQ-C-001): an undeclared code is reported, not emitted.
-    warnings.push({
-      code: "UNDECLARED_EXIT_CODE",
-      message: `${invocation.path} raised exit code ${exitCode}, which it does not declare; reported as GENERAL_ERROR`,
-      exit_code: exitCode,
-    });
-    exitCode = ExitCode.GENERAL_ERROR;
-  }
-  const { code, suggestion, retryable, details, data } = error.options;
-  return execution.finish(exitCode, data ?? null, {
-    ...details,
-    code: code ?? exitCodeName(error.exitCode) ?? entry?.name ?? "GENERAL_ERROR",
-    message: error.message,
-    retryable: retryable ?? invocation.exitCodes[String(exitCode)]?.retryable ?? false,
-    phase: exitCode === ExitCode.ARG_ERROR ? "validation" : "execution",
-    ...(suggestion === undefined ? {} : { suggestion }),
-  });
+  const { invocation } = execution;
+  const failure = failureOf(error, { path: invocation.path, exitCodes: invocation.exitCodes, unexpected: "unexpected error" });
+  if (!(error instanceof CommandError)) invocation.log(`${invocation.path}: ${failure.stack ?? failure.error.message}`);
+  execution.warnings.push(...failure.warnings);
+  return execution.finish(failure.exitCode, failure.data, failure.error);
 }
 
 function normaliseData(data: unknown): unknown {
