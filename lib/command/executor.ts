@@ -8,6 +8,7 @@ import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
 import { failureOf } from "./thrown_error.ts";
+import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
 import { isRecord } from "../json.ts";
 import { commandWords } from "./command_words.ts";
 
@@ -61,7 +62,7 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   // call deleted) would misreport a retry.
   const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
   if (key !== undefined && invocation.store !== undefined) return executeWithKey(execution, key, invocation.store);
-  if (needsConfirmation(invocation)) return previewUnconfirmed(execution);
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
   return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) => execution.envelope(outcome));
 }
@@ -85,10 +86,6 @@ class Execution {
   envelope(outcome: Outcome): ResponseEnvelope {
     return outcomeEnvelope(this, outcome);
   }
-}
-
-function needsConfirmation(invocation: Invocation): boolean {
-  return invocation.definition.danger_level === "destructive" && !invocation.dryRun && !invocation.confirmed;
 }
 
 /**
@@ -140,7 +137,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
       ...(state.kind === "unknown" && state.reserved_at !== undefined ? { context: { reserved_at: state.reserved_at } } : {}),
     });
   }
-  if (needsConfirmation(invocation)) return await previewUnconfirmed(execution);
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) return await previewUnconfirmed(execution);
 
   try {
     await slot.reserve(fingerprint, invocation.path);
@@ -208,9 +205,10 @@ function describe(error: unknown): string {
 
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
 async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
-  const preview = await runHandler(execution, true, {});
-  if (preview.kind !== "data") return execution.envelope(preview);
-  return execution.finish(ExitCode.ARG_ERROR, null, confirmationRequiredError(execution.invocation.path, preview.data));
+  // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
+  const dryRun = () => runHandler(execution, true, {}).then((outcome) => execution.envelope(outcome));
+  const { startedAt, meta } = execution;
+  return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
 }
 
 function replayed(data: unknown): unknown {
@@ -239,26 +237,6 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
     case "error":
       return errorEnvelope(execution, outcome.error);
   }
-}
-
-/**
- * The `error` object of an unconfirmed destructive invocation (REQ-O-021): CONFIRMATION_REQUIRED, with the
- * dry run's data as `preview`. Exit 2: nothing was changed.
- *
- * @example
- * ```ts
- * confirmationRequiredError("notes.remove", { effect: "would_delete" }).code; // "CONFIRMATION_REQUIRED"
- * ```
- */
-export function confirmationRequiredError(path: string, preview: unknown): ErrorDetail {
-  return {
-    code: "CONFIRMATION_REQUIRED",
-    message: `${commandWords(path)} is destructive and was not confirmed; nothing was changed`,
-    retryable: false,
-    phase: "validation",
-    suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
-    preview: preview ?? null,
-  };
 }
 
 /**

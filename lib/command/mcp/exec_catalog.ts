@@ -3,7 +3,8 @@ import { Cancellation } from "../cancellation.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
-import { cancelledError, confirmationRequiredError } from "../executor.ts";
+import { cancelledError } from "../executor.ts";
+import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
@@ -50,15 +51,8 @@ export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "comman
 
 async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
-  if (call.entry.danger_level === "destructive" && !call.dryRun && !call.confirmed) {
-    const preview = await execute(target, { ...call, dryRun: true });
-    if (!preview.ok) return preview;
-    return makeEnvelope({
-      exitCode: ExitCode.ARG_ERROR,
-      error: confirmationRequiredError(call.path, preview.data),
-      warnings: preview.warnings,
-      startedAt,
-    });
+  if (needsConfirmation(call.entry.danger_level, call)) {
+    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), { startedAt })).envelope;
   }
   // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
   const withNul = nulArgument(call);

@@ -8,6 +8,7 @@ import { completeFlags, completePositionals } from "../input_values.ts";
 import type { CommandEntry, FlagEntry } from "../manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
+import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
 import { envelopeResult } from "./envelope_result.ts";
 import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
@@ -125,8 +126,8 @@ export class ManifestCatalog implements ToolCatalog {
 
     const run = (dryRun: boolean, confirmed: boolean) =>
       this.#execute({ path: served.path, entry: served.entry, given: parsed.flags, flags, args, idempotencyKey: key, dryRun, confirmed, context });
-    const mayAsk = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
-      context.era === "modern" && supportsFormElicitation(context.clientCapabilities);
+    const mayAsk = needsConfirmation(served.entry.danger_level, parsed) && context.era === "modern" &&
+      supportsFormElicitation(context.clientCapabilities);
     if (!mayAsk) return run(parsed.dryRun, parsed.confirmed).then(result);
     return this.#confirmFirst(served, call, key, run);
   }
@@ -141,8 +142,8 @@ export class ManifestCatalog implements ToolCatalog {
     const startedAt = monotonicMs();
     if (key !== undefined && await this.#options.hasResult?.(key) === true) return result(await run(false, false));
     if (call.requestState === undefined) {
-      const preview = await run(true, false);
-      if (!preview.ok) return result(preview);
+      const preview = await previewDestructive(served.path, () => run(true, false), { startedAt });
+      if (!preview.previewed) return result(preview.envelope);
       return {
         kind: "input_required",
         result: {
@@ -151,7 +152,7 @@ export class ManifestCatalog implements ToolCatalog {
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${JSON.stringify(preview.data)}`,
+                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${JSON.stringify(preview.envelope.error?.preview)}`,
                 requestedSchema: {
                   type: "object",
                   properties: { confirm: { type: "boolean", title: "Proceed", description: "true to carry out the action" } },
