@@ -88,9 +88,9 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
       { description: "Serve every command", command: `${tool.name} mcp serve` },
       { description: "Serve only read-only commands", command: `${tool.name} mcp serve --read-only` },
     ],
-    serve: async (ctx) => {
+    serve: (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
-      const catalog = await commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
+      const catalog = commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
       return (io) =>
         serveMcp(io, {
           serverInfo: { name: tool.name, version: tool.version },

@@ -47,7 +47,7 @@ export interface DispatchTool {
  */
 export async function dispatch(tool: DispatchTool, argv: readonly string[], output: CliOutput): Promise<number> {
   const startedAt = monotonicMs();
-  const parsed = parseArgv(argv, tool.registry.argvCatalog());
+  const parsed = parseArgv(argv, tool.registry.commandLookup());
   const issues = parsed.issues;
   const command = parsed.path === undefined ? undefined : tool.registry.get(parsed.path);
   const format = resolveFormat(tool, parsed, issues, command?.definition.default_format);

@@ -9,7 +9,7 @@ import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
-import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
+import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
 import { commandWords } from "../command_words.ts";
 
@@ -41,15 +41,15 @@ export interface ExecTarget {
  *
  * @example
  * ```ts
- * const catalog = await execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
+ * const catalog = execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
-  return ManifestCatalog.create(manifest.commands, filter, (call) => execute(target, call));
+export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): ManifestCatalog {
+  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
 }
 
-async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseEnvelope> {
+async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
   if (needsConfirmation(call.entry.danger_level, call)) {
     return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), { startedAt })).envelope;
@@ -110,7 +110,7 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   });
 }
 
-function nulArgument(call: CatalogCall): string | undefined {
+function nulArgument(call: ValidatedCall): string | undefined {
   const hasNul = (value: unknown) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
   for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
   for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;

@@ -54,7 +54,7 @@ export class LiveExecCatalog implements ToolCatalog {
 
   /** The catalog of `manifest`, watching `target` for a new one. */
   static async create(target: ExecTarget, manifest: Manifest, filter: ServeFilter, options: LiveExecOptions): Promise<LiveExecCatalog> {
-    const current = await execCatalog(target, manifest, filter);
+    const current = execCatalog(target, manifest, filter);
     return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
   }
 
@@ -102,7 +102,7 @@ export class LiveExecCatalog implements ToolCatalog {
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;
-    this.#current = await execCatalog(this.#target, manifest, this.#filter);
+    this.#current = execCatalog(this.#target, manifest, this.#filter);
     this.#etag = manifest.etag;
     this.#options.log(`mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`);
     for (const watcher of this.#watchers) watcher();

@@ -15,7 +15,7 @@ import { isRecord } from "../../json.ts";
 import { commandWords } from "../command_words.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
-export interface CatalogCall {
+export interface ValidatedCall {
   /** The command's dotted path. */
   path: string;
   /** The command's manifest entry. */
@@ -37,9 +37,9 @@ export interface CatalogCall {
 }
 
 /** Runs one validated call to exactly one envelope: in-process, or as a child process. */
-export type CallExecutor = (call: CatalogCall) => Promise<ResponseEnvelope>;
+export type CallExecutor = (call: ValidatedCall) => Promise<ResponseEnvelope>;
 
-/** Options of {@linkcode ManifestCatalog.create}. */
+/** Options of a {@linkcode ManifestCatalog}. */
 export interface ManifestCatalogOptions {
   /**
    * Whether an idempotency key already holds a result. The executor then answers from its store (a replay
@@ -71,7 +71,7 @@ const CONFIRM_KEY = "confirm";
  *
  * @example
  * ```ts
- * const catalog = await ManifestCatalog.create(manifest.commands, { readOnly: false }, (call) => runIt(call));
+ * const catalog = new ManifestCatalog(manifest.commands, { readOnly: false }, (call) => runIt(call));
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
@@ -82,29 +82,19 @@ export class ManifestCatalog implements ToolCatalog {
   readonly #execute: CallExecutor;
   readonly #options: ManifestCatalogOptions;
 
-  private constructor(
+  /** The catalog of a manifest's commands, each call run by `execute`. */
+  constructor(
     commands: Readonly<Record<string, CommandEntry>>,
     filter: ServeFilter,
-    states: ConfirmationStates,
     execute: CallExecutor,
-    options: ManifestCatalogOptions,
+    options: ManifestCatalogOptions = {},
   ) {
-    this.#states = states;
+    this.#states = new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
     const served = servedCommands(commands, filter);
     this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
     this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry), arguments: new ToolArgumentParser(entry) }]));
-  }
-
-  /** Builds the catalog of a manifest's commands, each call run by `execute`. */
-  static async create(
-    commands: Readonly<Record<string, CommandEntry>>,
-    filter: ServeFilter,
-    execute: CallExecutor,
-    options: ManifestCatalogOptions = {},
-  ): Promise<ManifestCatalog> {
-    return new ManifestCatalog(commands, filter, await ConfirmationStates.create(), execute, options);
   }
 
   /** The tools, sorted by command path. */
