@@ -21,6 +21,24 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * A text as JSON, or `undefined` (which no JSON text denotes) when it is not JSON: for input that may be
+ * anything, where "not JSON" is an answer rather than an error.
+ *
+ * @example
+ * ```ts
+ * parseJson("{}"); // {}
+ * parseJson("hello"); // undefined
+ * ```
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A deep copy of JSON data — what a manifest holds, and what it prints. Not `structuredClone`: in Node 20
  * its first call sets up a MessageChannel and loads the worker modules, several milliseconds of the startup
  * of every `mcp serve`.
