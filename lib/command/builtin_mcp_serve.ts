@@ -10,7 +10,16 @@ import { type EntryRefiner, mostSevere } from "./registry.ts";
 import { registerBuiltin, type Tool } from "./tool.ts";
 import { commandWords } from "./command_words.ts";
 
-const MCP_SERVE_FLAGS = {
+/**
+ * The flags of the built-in `mcp serve`: the server's limits, and `--read-only`. Another MCP server command
+ * reuses a flag from here, so that it means and defaults the same.
+ *
+ * @example
+ * ```ts
+ * const flags = { "max-message-bytes": MCP_SERVE_FLAGS["max-message-bytes"] };
+ * ```
+ */
+export const MCP_SERVE_FLAGS = {
   "read-only": { type: "boolean", default: false, description: "Expose only the tool's safe commands" },
   "max-message-bytes": {
     type: "integer",
