@@ -13,6 +13,7 @@ import { pathKind, removeFile } from "../lib/runtime/fs.ts";
 import { connectSocket, type SocketAddress } from "../lib/runtime/socket.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { EXEC_FLAGS, execTarget, prepareExec } from "./exec_options.ts";
+import { errorMessage } from "../lib/command/thrown_error.ts";
 
 /** Open calls may finish for at most this long after SIGTERM: the framework waits 2 s for a handler's cleanup. */
 const MAX_GRACE_SECONDS = 1.5;
@@ -170,5 +171,5 @@ function listenError(error: unknown, address: SocketAddress): CommandError {
   const shown = formatAddress(address);
   if (code === "EADDRINUSE") return new CommandError(ExitCode.CONFLICT, `${shown} is in use`);
   if (code === "ENOENT") return new CommandError(ExitCode.NOT_FOUND, `cannot listen on ${shown}: its directory does not exist`);
-  return new CommandError(ExitCode.GENERAL_ERROR, `cannot listen on ${shown}: ${error instanceof Error ? error.message : String(error)}`);
+  return new CommandError(ExitCode.GENERAL_ERROR, `cannot listen on ${shown}: ${errorMessage(error)}`);
 }

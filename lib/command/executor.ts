@@ -7,7 +7,7 @@ import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } f
 import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
-import { failureOf } from "./thrown_error.ts";
+import { errorMessage, failureOf } from "./thrown_error.ts";
 import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
 import { isRecord } from "../json.ts";
 import { commandWords } from "./command_words.ts";
@@ -152,7 +152,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
       // The change happened: report it. The reservation stays, so a retry hears "outcome unknown", not a rerun.
       execution.warnings.push({
         code: "IDEMPOTENCY_NOT_RECORDED",
-        message: `the result could not be recorded for idempotency key '${key}' (${describe(error)}); ` +
+        message: `the result could not be recorded for idempotency key '${key}' (${errorMessage(error)}); ` +
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
       });
     }
@@ -164,7 +164,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
     await slot.abandon().catch((error) =>
       envelope.warnings.push({
         code: "IDEMPOTENCY_NOT_RELEASED",
-        message: `the reservation of idempotency key '${key}' could not be removed (${describe(error)}); ` +
+        message: `the reservation of idempotency key '${key}' could not be removed (${errorMessage(error)}); ` +
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN`,
       })
     );
@@ -192,15 +192,11 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
   }
   return execution.finish(ExitCode.PRECONDITION, null, {
     code: "IDEMPOTENCY_STORE_UNAVAILABLE",
-    message: `the idempotency store cannot be used (${describe(error)}); nothing was done`,
+    message: `the idempotency store cannot be used (${errorMessage(error)}); nothing was done`,
     retryable: false,
     phase: "execution",
     suggestion: "make the tool's state directory writable (or free disk space), then retry with the same key",
   });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */

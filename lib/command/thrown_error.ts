@@ -4,6 +4,19 @@ import { CommandError } from "./command_error.ts";
 import type { ErrorDetail, Warning } from "./envelope.ts";
 
 /**
+ * The message of anything thrown: an Error's `message`, else the value as text.
+ *
+ * @example
+ * ```ts
+ * errorMessage(new Error("disk full")); // "disk full"
+ * errorMessage("gone"); // "gone"
+ * ```
+ */
+export function errorMessage(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
+/**
  * The envelope error for something a handler or the framework threw that is not a `CommandError`, and the
  * stack trace worth logging (none for a missing permission: the message says what to do). A permission the
  * runtime refused (Deno without `--allow-env`, `--allow-read`, …) gets `PERMISSION_REQUIRED` and names the
@@ -29,7 +42,7 @@ export function unexpectedError(thrown: unknown, prefix: string): { error: Error
       },
     };
   }
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  const message = errorMessage(thrown);
   const stack = thrown instanceof Error ? thrown.stack : undefined;
   return {
     error: { code: "GENERAL_ERROR", message: `${prefix}: ${message}`, retryable: false, phase: "execution" },

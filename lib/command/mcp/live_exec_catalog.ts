@@ -5,6 +5,7 @@ import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
 import type { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
+import { errorMessage } from "../thrown_error.ts";
 
 /** Options of {@linkcode LiveExecCatalog}. */
 export interface LiveExecOptions {
@@ -98,7 +99,7 @@ export class LiveExecCatalog implements ToolCatalog {
       manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal);
     } catch (error) {
       if (this.#stopped.signal.aborted) return;
-      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`);
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;

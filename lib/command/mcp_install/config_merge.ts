@@ -1,6 +1,7 @@
 import { CommandError } from "../command_error.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { canonicalJson, isRecord } from "../../json.ts";
+import { errorMessage } from "../thrown_error.ts";
 
 /** What {@linkcode mergeServer} merges, and where. */
 export interface ServerMergeRequest {
@@ -96,7 +97,7 @@ function parseConfig(source: string, path: string): Record<string, unknown> {
   } catch (error) {
     throw new CommandError(
       ExitCode.PRECONDITION,
-      `${path} is not valid JSON (${errorText(error)}); the file was left as it is`,
+      `${path} is not valid JSON (${errorMessage(error)}); the file was left as it is`,
       {
         suggestion:
           "fix the file by hand (comments and trailing commas are not JSON), or print the entry with --print and add it yourself",
@@ -129,9 +130,4 @@ function serialise(config: Record<string, unknown>, source: string): string {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
