@@ -214,25 +214,38 @@ function replayed(data: unknown): unknown {
 
 function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
   const { invocation } = execution;
-  const declared = (code: number) => invocation.exitCodes[String(code)];
   switch (outcome.kind) {
     case "data":
       return execution.finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
     case "timeout": {
-      const seconds = invocation.timeoutMs / 1000;
-      return execution.finish(ExitCode.TIMEOUT, null, {
-        code: "TIMEOUT",
-        message: `${commandWords(invocation.path)} exceeded its time limit of ${seconds} s`,
-        retryable: declared(ExitCode.TIMEOUT)?.retryable ?? false,
-        phase: "execution",
-        suggestion: "raise --timeout (0 = no limit) or narrow the request",
-      });
+      const message = `${commandWords(invocation.path)} exceeded its time limit of ${invocation.timeoutMs / 1000} s`;
+      const suggestion = "raise --timeout (0 = no limit) or narrow the request";
+      return execution.finish(ExitCode.TIMEOUT, null, timeoutError(invocation.exitCodes, message, suggestion));
     }
     case "cancelled":
       return execution.finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
     case "error":
       return errorEnvelope(execution, outcome.error);
   }
+}
+
+/**
+ * The `error` object of an invocation stopped by its time limit: code TIMEOUT, retryable as the command
+ * declared exit 10.
+ *
+ * @example
+ * ```ts
+ * timeoutError(exitCodes, "add exceeded its time limit of 5 s").code; // "TIMEOUT"
+ * ```
+ */
+export function timeoutError(exitCodes: ExitCodeTable, message: string, suggestion?: string): ErrorDetail {
+  return {
+    code: "TIMEOUT",
+    message,
+    retryable: exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
+    phase: "execution",
+    ...(suggestion === undefined ? {} : { suggestion }),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { CliOutput } from "./cli_output.ts";
 import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolIO, ProtocolLoop } from "./contract.ts";
 import { HandlerContext, runWithDeadline } from "./deadline.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "./envelope.ts";
-import { cancelledError } from "./executor.ts";
+import { cancelledError, timeoutError } from "./executor.ts";
 import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
 import type { CommandInput } from "./input_values.ts";
@@ -63,13 +63,10 @@ export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   }, { timeoutMs: run.timeoutMs, signal: run.signal });
 
   switch (prepared.kind) {
-    case "timeout":
-      return fail(run, ExitCode.TIMEOUT, {
-        code: "TIMEOUT",
-        message: `${commandWords(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`,
-        retryable: run.exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
-        phase: "execution",
-      });
+    case "timeout": {
+      const message = `${commandWords(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`;
+      return fail(run, ExitCode.TIMEOUT, timeoutError(run.exitCodes, message));
+    }
     case "cancelled":
       return fail(run, prepared.cancellation.exitCode, cancelledError(prepared.cancellation));
     case "error":

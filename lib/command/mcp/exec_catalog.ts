@@ -3,7 +3,7 @@ import { Cancellation } from "../cancellation.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
-import { cancelledError } from "../executor.ts";
+import { cancelledError, timeoutError } from "../executor.ts";
 import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
@@ -70,17 +70,9 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
   });
   const words = commandWords(call.path);
   if (run.ending === "timeout") {
-    return makeEnvelope({
-      exitCode: ExitCode.TIMEOUT,
-      error: {
-        code: "TIMEOUT",
-        message: `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`,
-        retryable: call.entry.exit_codes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
-        phase: "execution",
-        suggestion: "narrow the request, or restart the server with a longer --call-timeout",
-      },
-      startedAt,
-    });
+    const message = `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`;
+    const suggestion = "narrow the request, or restart the server with a longer --call-timeout";
+    return makeEnvelope({ exitCode: ExitCode.TIMEOUT, error: timeoutError(call.entry.exit_codes, message, suggestion), startedAt });
   }
   if (run.ending === "cancelled") {
     const cancellation = new Cancellation();
