@@ -2,7 +2,7 @@
 // official v2 SDK client in auto mode (2026-07-28: subscriptions/listen) and a legacy client both hear
 // list_changed and list the new tools; a call in flight finishes against the manifest it started with; a
 // new manifest that fails its checks is reported on stderr and the old tools go on being served.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
@@ -18,22 +18,26 @@ const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
 
 /**
  * A toolwire CLI whose commands are read from `commands.json` beside it at every start: `{"names": [...]}`;
- * each command waits `--ms` and answers its name. A name that is not a valid command path fails registration,
- * so the CLI then prints no manifest.
+ * each command leaves `<name>.started` beside it, waits `--ms` and answers its name. A name that is not a
+ * valid command path fails registration, so the CLI then prints no manifest.
  */
 function changingCli(dir: string, names: string[]): { argv: string[]; set(names: string[]): void; rewrite(): void } {
   const library = RUNTIME === "deno" ? join(ROOT, "mod.ts") : join(ROOT, "dist", "mod.js");
   const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
   const source = (stamp: number) => [
     `// version ${stamp}`,
-    `import { readFileSync } from "node:fs";`,
+    `import { readFileSync, writeFileSync } from "node:fs";`,
     `import { createTool } from ${JSON.stringify(library)};`,
     `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
     `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
     `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
     `  flags: { ms: { type: "integer", default: 0, description: "Wait first" } },`,
     `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
-    `  run: async (ctx) => { await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
+    `  run: async (ctx) => {`,
+    `    writeFileSync(new URL(${"`./${name}.started`"}, import.meta.url), "");`,
+    `    await new Promise((r) => setTimeout(r, ctx.flags.ms));`,
+    `    return { name: ${"`${name}`"} };`,
+    `  } });`,
     `await tool.main();`,
   ].join("\n");
   let stamp = 0;
@@ -72,7 +76,8 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
         assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "manifest", "slow"]);
         // A call in flight when the manifest changes finishes against the manifest it started with.
         const inFlight = client.callTool({ name: "slow", arguments: { ms: 1_500 } });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // The CLI reads commands.json as it starts: change it only once the call's CLI is running.
+        await until(() => existsSync(join(dir.path, "slow.started")), "the slow call's CLI to start");
         cli.set(["alpha", "beta"]);
         cli.rewrite();
         await until(() => seen.some((names) => names.includes("beta")), "list_changed with beta");
