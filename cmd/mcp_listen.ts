@@ -6,13 +6,14 @@
  */
 import { CommandError } from "../lib/command/command_error.ts";
 import type { Tool } from "../lib/command/tool.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../lib/framing/line_framer.ts";
+import { MCP_SERVE_FLAGS, mcpServeLimits } from "../lib/command/builtin_mcp_serve.ts";
 import { listenMcp } from "../lib/protocol/mcp/mcp_listener.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../lib/protocol/in_flight.ts";
 import { pathKind, removeFile } from "../lib/runtime/fs.ts";
 import { connectSocket, type SocketAddress } from "../lib/runtime/socket.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { EXEC_FLAGS, execTarget, prepareExec } from "./exec_options.ts";
+import { errorMessage } from "../lib/command/thrown_error.ts";
 
 /** Open calls may finish for at most this long after SIGTERM: the framework waits 2 s for a handler's cleanup. */
 const MAX_GRACE_SECONDS = 1.5;
@@ -21,11 +22,7 @@ const LISTEN_FLAGS = {
   ...EXEC_FLAGS,
   exec: { ...EXEC_FLAGS.exec, required: true },
   "read-only": { type: "boolean", default: false, description: "Serve only the CLI's safe commands" },
-  "max-message-bytes": {
-    type: "integer",
-    default: DEFAULT_MAX_MESSAGE_BYTES,
-    description: "Longest accepted message; a longer one is answered with -32600 and skipped",
-  },
+  "max-message-bytes": MCP_SERVE_FLAGS["max-message-bytes"],
   "max-in-flight": { type: "integer", default: DEFAULT_MAX_IN_FLIGHT, description: "Requests one connection may have open; reading it pauses beyond" },
   "max-in-flight-total": { type: "integer", default: 256, description: "Requests open over all connections together" },
   "max-connections": { type: "integer", default: 128, description: "Connections open at once; one more is closed at once" },
@@ -90,19 +87,16 @@ export function registerMcpListen(tool: Tool): void {
       if (!(grace >= 0 && grace <= MAX_GRACE_SECONDS)) {
         throw new CommandError(ExitCode.ARG_ERROR, `--grace expects seconds from 0 to ${MAX_GRACE_SECONDS}, got ${grace}`);
       }
-      for (const flag of ["max-in-flight", "max-in-flight-total", "max-connections"] as const) {
+      const limits = mcpServeLimits(ctx.flags);
+      for (const flag of ["max-in-flight-total", "max-connections"] as const) {
         if (ctx.flags[flag] < 1) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} expects at least 1, got ${ctx.flags[flag]}`);
-      }
-      if (ctx.flags["max-message-bytes"] < 1024) {
-        throw new CommandError(ExitCode.ARG_ERROR, `--max-message-bytes expects at least 1024, got ${ctx.flags["max-message-bytes"]}`);
       }
       const target = execTarget(ctx.flags.exec, ctx.flags);
       const prepared = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
       if (address.kind === "unix") await clearStaleSocket(address.path);
       const listener = await listenMcp(address, {
         ...prepared,
-        maxMessageBytes: ctx.flags["max-message-bytes"],
-        maxInFlight: ctx.flags["max-in-flight"],
+        ...limits,
         maxInFlightTotal: ctx.flags["max-in-flight-total"],
         maxConnections: ctx.flags["max-connections"],
         log: ctx.log,
@@ -177,5 +171,5 @@ function listenError(error: unknown, address: SocketAddress): CommandError {
   const shown = formatAddress(address);
   if (code === "EADDRINUSE") return new CommandError(ExitCode.CONFLICT, `${shown} is in use`);
   if (code === "ENOENT") return new CommandError(ExitCode.NOT_FOUND, `cannot listen on ${shown}: its directory does not exist`);
-  return new CommandError(ExitCode.GENERAL_ERROR, `cannot listen on ${shown}: ${error instanceof Error ? error.message : String(error)}`);
+  return new CommandError(ExitCode.GENERAL_ERROR, `cannot listen on ${shown}: ${errorMessage(error)}`);
 }

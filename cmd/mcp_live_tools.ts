@@ -11,6 +11,7 @@ import { ExitCode } from "../lib/exit_code.ts";
 import { LEGACY_VERSIONS } from "../lib/protocol/mcp/versions.ts";
 import { type ChildExit, type ChildProcess, spawnChild } from "../lib/runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
+import { isRecord } from "../lib/json.ts";
 
 /** The longest stdout line read from a server, in UTF-16 code units: a tool list is far smaller. */
 const MAX_LINE_LENGTH = 16 * 1024 * 1024;
@@ -141,15 +142,12 @@ class LiveSession {
       } catch {
         throw this.refusal(`wrote a stdout line that is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
       }
-      if (
-        typeof message !== "object" || message === null || Array.isArray(message) ||
-        (message as { jsonrpc?: unknown }).jsonrpc !== "2.0"
-      ) {
+      if (!isRecord(message) || message.jsonrpc !== "2.0") {
         throw this.refusal(
           `wrote a stdout line that is not a JSON-RPC message: ${JSON.stringify(line.slice(0, 200))}`,
         );
       }
-      const reply = message as Record<string, unknown>;
+      const reply = message;
       if (typeof reply.method === "string") {
         // A request of the server's own (ping, roots/list…): answered, so a server that waits for it goes on.
         if (Object.hasOwn(reply, "id")) await this.#answer(reply);
@@ -160,10 +158,10 @@ class LiveSession {
         const error = reply.error as { code?: unknown; message?: unknown } | null;
         throw this.refusal(`answered ${method} with error ${String(error?.code)}: ${String(error?.message)}`);
       }
-      if (typeof reply.result !== "object" || reply.result === null || Array.isArray(reply.result)) {
+      if (!isRecord(reply.result)) {
         throw this.refusal(`answered ${method} without a result object`);
       }
-      return reply.result as Record<string, unknown>;
+      return reply.result;
     }
   }
 

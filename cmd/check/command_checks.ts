@@ -6,8 +6,9 @@ import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
 import { readEnvelope, validateEnvelope } from "../../lib/command/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
-import { nonEmptyLines, outcome, parseJson } from "./evidence.ts";
-import { type CheckedCommand, isRecord, show } from "./subject.ts";
+import { nonEmptyLines, outcome } from "./evidence.ts";
+import { isRecord, parseJson } from "../../lib/json.ts";
+import { type CheckedCommand, show } from "./subject.ts";
 
 /** A flag no command takes: every refusal probe passes it. */
 export const INVALID_FLAG = "--definitely-not-a-flag";

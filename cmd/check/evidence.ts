@@ -27,22 +27,6 @@ export function nonEmptyLines(text: string): string[] {
   return text.split("\n").filter((line) => line.trim() !== "");
 }
 
-/**
- * A text as JSON, or `undefined` when it is not JSON.
- *
- * @example
- * ```ts
- * parseJson("{}"); // {}
- * parseJson("hello"); // undefined
- * ```
- */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A text cut to fit in one line of evidence.

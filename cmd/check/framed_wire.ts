@@ -5,7 +5,7 @@
 import { encodeContentLength } from "../../lib/framing/content_length_framer.ts";
 import { clip } from "./evidence.ts";
 import type { ServerSession } from "./server_session.ts";
-import { isRecord } from "./subject.ts";
+import { isRecord } from "../../lib/json.ts";
 
 /** The body of a well-framed message that is not JSON. */
 export const NOT_JSON = "{this is not json";

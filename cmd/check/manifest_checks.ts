@@ -10,7 +10,8 @@ import { PROTOCOL_FORBIDDEN } from "../../lib/command/registration_rules.ts";
 import { observeOrdinaryRun } from "./command_checks.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines } from "./evidence.ts";
-import { type CheckedCommand, commandsOf, isProtocol, isRecord, show } from "./subject.ts";
+import { isRecord } from "../../lib/json.ts";
+import { type CheckedCommand, commandsOf, isProtocol, show } from "./subject.ts";
 
 /**
  * Records what the run of `<cli> --format json manifest` shows, and returns the CLI's commands — or

@@ -4,6 +4,7 @@
  * when the server offers 2026-07-28, else with the legacy `initialize` handshake, and matches responses to
  * requests by id.
  */
+import { isRecord, parseJson } from "../../lib/json.ts";
 import { clip } from "./evidence.ts";
 import type { ProtocolProbe, Seen } from "./protocol_probe.ts";
 import type { ServerSession } from "./server_session.ts";
@@ -137,24 +138,15 @@ function modernMeta(): Record<string, unknown> {
 
 /** Whether a stdout line holds a JSON-RPC 2.0 message, or a batch of them. */
 function isJsonRpc(line: string): boolean {
-  try {
-    const value: unknown = JSON.parse(line);
-    const messages = Array.isArray(value) ? value : [value];
-    return messages.length > 0 && messages.every((message) => typeof message === "object" && message !== null && message.jsonrpc === "2.0");
-  } catch {
-    return false;
-  }
+  const value = parseJson(line);
+  const messages = Array.isArray(value) ? value : [value];
+  return messages.length > 0 && messages.every((message) => isRecord(message) && message.jsonrpc === "2.0");
 }
 
 /** A stdout line as a JSON-RPC response, or `undefined` when it is not one. */
 function parseResponse(line: string | undefined): RpcResponse | undefined {
-  if (line === undefined) return undefined;
-  try {
-    const value = JSON.parse(line) as Record<string, unknown>;
-    if (typeof value !== "object" || value === null || value.jsonrpc !== "2.0" || !("id" in value)) return undefined;
-    if (!("result" in value) && !("error" in value)) return undefined;
-    return value as unknown as RpcResponse;
-  } catch {
-    return undefined;
-  }
+  const value = line === undefined ? undefined : parseJson(line);
+  if (!isRecord(value) || value.jsonrpc !== "2.0" || !("id" in value)) return undefined;
+  if (!("result" in value) && !("error" in value)) return undefined;
+  return value as unknown as RpcResponse;
 }

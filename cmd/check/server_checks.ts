@@ -9,7 +9,8 @@ import type { Ledger } from "./criteria.ts";
 import { McpProbe } from "./mcp_probe.ts";
 import { framingOf, isFramed, probeFor, type ProtocolProbe, type Seen, SPOKEN_PROTOCOLS } from "./protocol_probe.ts";
 import { type Framing, ServerSession } from "./server_session.ts";
-import { type CheckedCommand, declaresExit, isProtocol, show, toolName } from "./subject.ts";
+import { toolName } from "../../lib/command/mcp/tool_mapping.ts";
+import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
 
 /** What a live check needs: each wait's limit, and the signal that ends the run. */
 export interface SessionOptions {

@@ -1,6 +1,7 @@
 /**
  * The CLI under check as its manifest describes it: its commands, and how the report names them.
  */
+import { isRecord } from "../../lib/json.ts";
 
 /** A manifest entry as read from another program: checked field by field before any use. */
 export type Entry = Record<string, unknown>;
@@ -63,29 +64,4 @@ export function declaresExit(command: CheckedCommand, code: number): boolean {
  */
 export function show(command: CheckedCommand): string {
   return command.words.join(" ");
-}
-
-/**
- * The MCP tool name a manifest-built server gives a command: dots become underscores.
- *
- * @example
- * ```ts
- * toolName("store.put"); // "store_put"
- * ```
- */
-export function toolName(path: string): string {
-  return path.replaceAll(".", "_");
-}
-
-/**
- * Whether a value is a JSON object.
- *
- * @example
- * ```ts
- * isRecord({}); // true
- * isRecord([]); // false
- * ```
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

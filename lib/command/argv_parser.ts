@@ -1,9 +1,10 @@
 import { closestMatch } from "./closest_match.ts";
 import type { FlagSpec } from "./contract.ts";
 import { coerceText, type InputIssue, quote } from "./input_values.ts";
+import { commandWords } from "./command_words.ts";
 
 /** What the argv parser needs to know about the registered commands. */
-export interface ArgvCatalog {
+export interface CommandLookup {
   /** The global flags, accepted before, between or after the command words. */
   globalFlags: Readonly<Record<string, FlagSpec>>;
   /** Whether these words are a command path (or an alias) or the beginning of one. */
@@ -41,22 +42,22 @@ const NEGATIVE_NUMBER = /^-\d/;
  *
  * @example
  * ```ts
- * const parsed = parseArgv(["--format", "json", "add", "--title", "x"], catalog);
+ * const parsed = parseArgv(["--format", "json", "add", "--title", "x"], commands);
  * parsed.path; // "add"
  * parsed.given.get("title"); // "x"
  * ```
  */
-export function parseArgv(argv: readonly string[], catalog: ArgvCatalog): ParsedArgv {
+export function parseArgv(argv: readonly string[], commands: CommandLookup): ParsedArgv {
   const parsed: ParsedArgv = { words: [], given: new Map(), positionals: [], issues: [] };
-  let specs: Readonly<Record<string, FlagSpec>> = catalog.globalFlags;
+  let specs: Readonly<Record<string, FlagSpec>> = commands.globalFlags;
   let resolving = true;
   let index = 0;
 
   const finishWords = () => {
     resolving = false;
     if (parsed.words.length === 0) return;
-    parsed.path = catalog.resolve(parsed.words);
-    if (parsed.path !== undefined) specs = { ...catalog.globalFlags, ...catalog.flagsOf(parsed.path) };
+    parsed.path = commands.resolve(parsed.words);
+    if (parsed.path !== undefined) specs = { ...commands.globalFlags, ...commands.flagsOf(parsed.path) };
   };
 
   while (index < argv.length) {
@@ -69,13 +70,13 @@ export function parseArgv(argv: readonly string[], catalog: ArgvCatalog): Parsed
     }
     if (token.startsWith("-") && token !== "-" && !(NEGATIVE_NUMBER.test(token) && !hasDigitShort(specs))) {
       // A command's own flag ends the command words; a global flag may sit between them (`mcp --format json serve`).
-      if (resolving && catalog.resolve(parsed.words) !== undefined && !isGlobalFlag(token, catalog)) finishWords();
+      if (resolving && commands.resolve(parsed.words) !== undefined && !isGlobalFlag(token, commands)) finishWords();
       const next = () => (index < argv.length ? argv[index++] : undefined);
       const peek = () => argv[index];
-      readFlag(token, specs, parsed, { next, peek, refusal: (name) => refusal(catalog, parsed.path, name) });
+      readFlag(token, specs, parsed, { next, peek, refusal: (name) => refusal(commands, parsed.path, name) });
       continue;
     }
-    if (resolving && catalog.continues([...parsed.words, token])) {
+    if (resolving && commands.continues([...parsed.words, token])) {
       parsed.words.push(token);
       continue;
     }
@@ -86,7 +87,7 @@ export function parseArgv(argv: readonly string[], catalog: ArgvCatalog): Parsed
 
   if (parsed.path === undefined && parsed.words.length === 0 && parsed.positionals.length > 0) {
     const unknown = parsed.positionals.shift()!;
-    const near = closestMatch(unknown, [...catalog.paths()].map((path) => path.replaceAll(".", " ")));
+    const near = closestMatch(unknown, [...commands.paths()].map(commandWords));
     parsed.issues.unshift({
       field: unknown,
       message: `unknown command ${quote(unknown)}`,
@@ -96,21 +97,21 @@ export function parseArgv(argv: readonly string[], catalog: ArgvCatalog): Parsed
   return parsed;
 }
 
-function refusal(catalog: ArgvCatalog, path: string | undefined, name: string): string | undefined {
-  return path === undefined ? undefined : catalog.refusal(path, name);
+function refusal(commands: CommandLookup, path: string | undefined, name: string): string | undefined {
+  return path === undefined ? undefined : commands.refusal(path, name);
 }
 
-function isGlobalFlag(token: string, catalog: ArgvCatalog): boolean {
+function isGlobalFlag(token: string, commands: CommandLookup): boolean {
   if (!token.startsWith("--")) {
     // Only a cluster made entirely of global letters may sit between command words: in `list -hv` the `v` is
     // the command's, so the command words end there and `-v` is read against the command's flags.
-    const shorts = new Set(Object.values(catalog.globalFlags).map((spec) => spec.short));
+    const shorts = new Set(Object.values(commands.globalFlags).map((spec) => spec.short));
     const eq = token.indexOf("=");
     return [...token.slice(1, eq === -1 ? undefined : eq)].every((letter) => shorts.has(letter));
   }
   const eq = token.indexOf("=");
   const name = token.slice(2, eq === -1 ? undefined : eq);
-  return Object.hasOwn(catalog.globalFlags, name);
+  return Object.hasOwn(commands.globalFlags, name);
 }
 
 function hasDigitShort(specs: Readonly<Record<string, FlagSpec>>): boolean {

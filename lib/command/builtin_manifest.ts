@@ -1,5 +1,6 @@
 import { registerBuiltin } from "./tool.ts";
 import type { Manifest } from "./manifest.ts";
+import { commandWords } from "./command_words.ts";
 
 registerBuiltin("manifest", (tool) => {
   tool.command("manifest", {
@@ -34,7 +35,7 @@ registerBuiltin("manifest", (tool) => {
     plain: (data) => {
       if (data === null) return "not modified";
       const manifest = data as Manifest;
-      const rows = Object.entries(manifest.commands).map(([path, entry]) => [path.replaceAll(".", " "), entry]);
+      const rows = Object.entries(manifest.commands).map(([path, entry]) => [commandWords(path), entry]);
       const width = Math.max(...rows.map(([words]) => String(words).length));
       return [
         `${tool.name} ${tool.version} — manifest ${manifest.schema_version}, ${manifest.etag}`,

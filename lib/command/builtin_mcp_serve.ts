@@ -8,8 +8,18 @@ import { commandCatalog } from "./mcp/command_catalog.ts";
 import { servedCommands } from "./mcp/tool_mapping.ts";
 import { type EntryRefiner, mostSevere } from "./registry.ts";
 import { registerBuiltin, type Tool } from "./tool.ts";
+import { commandWords } from "./command_words.ts";
 
-const MCP_SERVE_FLAGS = {
+/**
+ * The flags of the built-in `mcp serve`: the server's limits, and `--read-only`. Another MCP server command
+ * reuses a flag from here, so that it means and defaults the same.
+ *
+ * @example
+ * ```ts
+ * const flags = { "max-message-bytes": MCP_SERVE_FLAGS["max-message-bytes"] };
+ * ```
+ */
+export const MCP_SERVE_FLAGS = {
   "read-only": { type: "boolean", default: false, description: "Expose only the tool's safe commands" },
   "max-message-bytes": {
     type: "integer",
@@ -87,9 +97,9 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
       { description: "Serve every command", command: `${tool.name} mcp serve` },
       { description: "Serve only read-only commands", command: `${tool.name} mcp serve --read-only` },
     ],
-    serve: async (ctx) => {
+    serve: (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
-      const catalog = await commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
+      const catalog = commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: ctx.flags["read-only"] });
       return (io) =>
         serveMcp(io, {
           serverInfo: { name: tool.name, version: tool.version },
@@ -107,7 +117,7 @@ const coverServedCommands: EntryRefiner = (entry, registry) => {
   const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
   // Say why the server is rated above what it declared: it is as dangerous as what it serves.
   const raisedBy = level === entry.danger_level ? [] : served.filter(([, served]) => served.danger_level === level);
-  const because = raisedBy.map(([path]) => path.replaceAll(".", " ")).join(", ");
+  const because = raisedBy.map(([path]) => commandWords(path)).join(", ");
   return {
     ...entry,
     description: raisedBy.length === 0 ? entry.description : `${entry.description}; ${level} because it serves ${because}`,

@@ -2,6 +2,7 @@ import { monotonicMs, stdioWrite } from "../runtime/mod.ts";
 import { SerialWriter } from "../framing/serial_writer.ts";
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
+import { errorMessage } from "./thrown_error.ts";
 
 /**
  * The process's stdout and stderr as ordered, flushable writers. stdout is opened only when first written:
@@ -64,7 +65,7 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
       exitCode: ExitCode.GENERAL_ERROR,
       error: {
         code: "GENERAL_ERROR",
-        message: `the result could not be serialised as JSON: ${error instanceof Error ? error.message : String(error)}`,
+        message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
         retryable: false,
         phase: "execution",
       },

@@ -18,6 +18,7 @@ import type { CommandRegistry, RegisteredCommand } from "./registry.ts";
 import { bridgeSignals } from "./signal_bridge.ts";
 import { limitMs } from "./time_limit.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
+import { commandWords } from "./command_words.ts";
 
 /** The tool-level settings dispatch needs. */
 export interface DispatchTool {
@@ -47,7 +48,7 @@ export interface DispatchTool {
  */
 export async function dispatch(tool: DispatchTool, argv: readonly string[], output: CliOutput): Promise<number> {
   const startedAt = monotonicMs();
-  const parsed = parseArgv(argv, tool.registry.argvCatalog());
+  const parsed = parseArgv(argv, tool.registry.commandLookup());
   const issues = parsed.issues;
   const command = parsed.path === undefined ? undefined : tool.registry.get(parsed.path);
   const format = resolveFormat(tool, parsed, issues, command?.definition.default_format);
@@ -162,7 +163,7 @@ function missingCommand(tool: DispatchTool, parsed: ParsedArgv): InputIssue {
   const group = parsed.words.join(".");
   const children = group === "" ? [] : tool.registry.childrenOf(group);
   if (children.length > 0) {
-    const names = children.map((path) => path.slice(group.length + 1).replaceAll(".", " "));
+    const names = children.map((path) => commandWords(path.slice(group.length + 1)));
     return {
       field: parsed.words.join(" "),
       message: `'${parsed.words.join(" ")}' needs a subcommand: ${names.join(", ")}`,
@@ -181,7 +182,7 @@ async function argError(
   stream: "stdout" | "stderr",
   path?: string,
 ): Promise<number> {
-  const help = path === undefined ? `${tool.name} --help` : `${tool.name} ${path.replaceAll(".", " ")} --help`;
+  const help = path === undefined ? `${tool.name} --help` : `${tool.name} ${commandWords(path)} --help`;
   const envelope = argumentErrorEnvelope(issues, startedAt, `run '${help}'`);
   // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
   if (format === "plain" || stream === "stderr") await output.line("stderr", renderPlainError(tool.name, envelope, textStyle("stderr", format)));

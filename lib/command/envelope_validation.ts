@@ -1,4 +1,5 @@
 import type { ResponseEnvelope } from "./envelope.ts";
+import { isRecord } from "../json.ts";
 
 const ENVELOPE_KEYS = ["ok", "data", "error", "warnings", "meta"] as const;
 
@@ -67,8 +68,4 @@ export function readEnvelope(line: string): { envelope: ResponseEnvelope } | { p
   }
   const problems = validateEnvelope(value);
   return problems.length === 0 ? { envelope: value as ResponseEnvelope } : { problems };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

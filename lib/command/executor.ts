@@ -4,10 +4,13 @@ import { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "./contract.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "./envelope.ts";
-import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
+import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "./input_values.ts";
-import { unexpectedError } from "./unexpected_error.ts";
+import { errorMessage, failureOf } from "./thrown_error.ts";
+import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
+import { isRecord } from "../json.ts";
+import { commandWords } from "./command_words.ts";
 
 /** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
 export interface Invocation {
@@ -59,7 +62,7 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   // call deleted) would misreport a retry.
   const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
   if (key !== undefined && invocation.store !== undefined) return executeWithKey(execution, key, invocation.store);
-  if (needsConfirmation(invocation)) return previewUnconfirmed(execution);
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
   return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) => execution.envelope(outcome));
 }
@@ -83,10 +86,6 @@ class Execution {
   envelope(outcome: Outcome): ResponseEnvelope {
     return outcomeEnvelope(this, outcome);
   }
-}
-
-function needsConfirmation(invocation: Invocation): boolean {
-  return invocation.definition.danger_level === "destructive" && !invocation.dryRun && !invocation.confirmed;
 }
 
 /**
@@ -138,7 +137,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
       ...(state.kind === "unknown" && state.reserved_at !== undefined ? { context: { reserved_at: state.reserved_at } } : {}),
     });
   }
-  if (needsConfirmation(invocation)) return await previewUnconfirmed(execution);
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) return await previewUnconfirmed(execution);
 
   try {
     await slot.reserve(fingerprint, invocation.path);
@@ -153,7 +152,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
       // The change happened: report it. The reservation stays, so a retry hears "outcome unknown", not a rerun.
       execution.warnings.push({
         code: "IDEMPOTENCY_NOT_RECORDED",
-        message: `the result could not be recorded for idempotency key '${key}' (${describe(error)}); ` +
+        message: `the result could not be recorded for idempotency key '${key}' (${errorMessage(error)}); ` +
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
       });
     }
@@ -165,7 +164,7 @@ async function answerWithKey(execution: Execution, key: string, fingerprint: str
     await slot.abandon().catch((error) =>
       envelope.warnings.push({
         code: "IDEMPOTENCY_NOT_RELEASED",
-        message: `the reservation of idempotency key '${key}' could not be removed (${describe(error)}); ` +
+        message: `the reservation of idempotency key '${key}' could not be removed (${errorMessage(error)}); ` +
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN`,
       })
     );
@@ -193,44 +192,35 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
   }
   return execution.finish(ExitCode.PRECONDITION, null, {
     code: "IDEMPOTENCY_STORE_UNAVAILABLE",
-    message: `the idempotency store cannot be used (${describe(error)}); nothing was done`,
+    message: `the idempotency store cannot be used (${errorMessage(error)}); nothing was done`,
     retryable: false,
     phase: "execution",
     suggestion: "make the tool's state directory writable (or free disk space), then retry with the same key",
   });
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
 async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
-  const preview = await runHandler(execution, true, {});
-  if (preview.kind !== "data") return execution.envelope(preview);
-  return execution.finish(ExitCode.ARG_ERROR, null, confirmationRequiredError(execution.invocation.path, preview.data));
+  // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
+  const dryRun = () => runHandler(execution, true, {}).then((outcome) => execution.envelope(outcome));
+  const { startedAt, meta } = execution;
+  return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
 }
 
 function replayed(data: unknown): unknown {
-  if (typeof data === "object" && data !== null && !Array.isArray(data)) return { ...data, effect: "noop" };
+  if (isRecord(data)) return { ...data, effect: "noop" };
   return data;
 }
 
 function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
   const { invocation } = execution;
-  const declared = (code: number) => invocation.exitCodes[String(code)];
   switch (outcome.kind) {
     case "data":
       return execution.finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
     case "timeout": {
-      const seconds = invocation.timeoutMs / 1000;
-      return execution.finish(ExitCode.TIMEOUT, null, {
-        code: "TIMEOUT",
-        message: `${invocation.path.replaceAll(".", " ")} exceeded its time limit of ${seconds} s`,
-        retryable: declared(ExitCode.TIMEOUT)?.retryable ?? false,
-        phase: "execution",
-        suggestion: "raise --timeout (0 = no limit) or narrow the request",
-      });
+      const message = `${commandWords(invocation.path)} exceeded its time limit of ${invocation.timeoutMs / 1000} s`;
+      const suggestion = "raise --timeout (0 = no limit) or narrow the request";
+      return execution.finish(ExitCode.TIMEOUT, null, timeoutError(invocation.exitCodes, message, suggestion));
     }
     case "cancelled":
       return execution.finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
@@ -240,22 +230,21 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
 }
 
 /**
- * The `error` object of an unconfirmed destructive invocation (REQ-O-021): CONFIRMATION_REQUIRED, with the
- * dry run's data as `preview`. Exit 2: nothing was changed.
+ * The `error` object of an invocation stopped by its time limit: code TIMEOUT, retryable as the command
+ * declared exit 10.
  *
  * @example
  * ```ts
- * confirmationRequiredError("notes.remove", { effect: "would_delete" }).code; // "CONFIRMATION_REQUIRED"
+ * timeoutError(exitCodes, "add exceeded its time limit of 5 s").code; // "TIMEOUT"
  * ```
  */
-export function confirmationRequiredError(path: string, preview: unknown): ErrorDetail {
+export function timeoutError(exitCodes: ExitCodeTable, message: string, suggestion?: string): ErrorDetail {
   return {
-    code: "CONFIRMATION_REQUIRED",
-    message: `${path.replaceAll(".", " ")} is destructive and was not confirmed; nothing was changed`,
-    retryable: false,
-    phase: "validation",
-    suggestion: "review error.preview, then repeat the call with --confirm-destructive (MCP: confirm_destructive: true)",
-    preview: preview ?? null,
+    code: "TIMEOUT",
+    message,
+    retryable: exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
+    phase: "execution",
+    ...(suggestion === undefined ? {} : { suggestion }),
   };
 }
 
@@ -279,32 +268,11 @@ export function cancelledError(cancellation: Cancellation): ErrorDetail {
 }
 
 function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
-  const { invocation, warnings } = execution;
-  if (!(error instanceof CommandError)) {
-    const unexpected = unexpectedError(error, "unexpected error");
-    invocation.log(`${invocation.path}: ${unexpected.stack ?? unexpected.error.message}`);
-    return execution.finish(ExitCode.GENERAL_ERROR, null, unexpected.error);
-  }
-  let exitCode = error.exitCode;
-  const entry = invocation.exitCodes[String(exitCode)];
-  if (entry === undefined || exitCode === ExitCode.SUCCESS) {
-    // The manifest promises an exhaustive table (REQ-C-001): an undeclared code is reported, not emitted.
-    warnings.push({
-      code: "UNDECLARED_EXIT_CODE",
-      message: `${invocation.path} raised exit code ${exitCode}, which it does not declare; reported as GENERAL_ERROR`,
-      exit_code: exitCode,
-    });
-    exitCode = ExitCode.GENERAL_ERROR;
-  }
-  const { code, suggestion, retryable, details, data } = error.options;
-  return execution.finish(exitCode, data ?? null, {
-    ...details,
-    code: code ?? exitCodeName(error.exitCode) ?? entry?.name ?? "GENERAL_ERROR",
-    message: error.message,
-    retryable: retryable ?? invocation.exitCodes[String(exitCode)]?.retryable ?? false,
-    phase: exitCode === ExitCode.ARG_ERROR ? "validation" : "execution",
-    ...(suggestion === undefined ? {} : { suggestion }),
-  });
+  const { invocation } = execution;
+  const failure = failureOf(error, { path: invocation.path, exitCodes: invocation.exitCodes, unexpected: "unexpected error" });
+  if (!(error instanceof CommandError)) invocation.log(`${invocation.path}: ${failure.stack ?? failure.error.message}`);
+  execution.warnings.push(...failure.warnings);
+  return execution.finish(failure.exitCode, failure.data, failure.error);
 }
 
 function normaliseData(data: unknown): unknown {

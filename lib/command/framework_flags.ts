@@ -1,5 +1,6 @@
 import type { CommandContract, FlagSpec } from "./contract.ts";
 import { ExitCode, type ExitCodeTable, type SideEffects } from "../exit_code.ts";
+import { commandWords } from "./command_words.ts";
 
 /** Output formats of `--format`. */
 export const FORMATS = ["json", "plain"] as const;
@@ -74,7 +75,7 @@ export function frameworkFlagsFor(
  */
 export function protocolRefusal(path: string, flag: string): string | undefined {
   if (!Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, flag)) return undefined;
-  return `${path.replaceAll(".", " ")} does not accept --${flag}: it is a protocol server, and each request ` +
+  return `${commandWords(path)} does not accept --${flag}: it is a protocol server, and each request ` +
     `it answers is confirmed or previewed inside the protocol`;
 }
 

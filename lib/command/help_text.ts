@@ -1,6 +1,7 @@
 import type { CommandEntry, FlagEntry } from "./manifest.ts";
 import { GLOBAL_FLAGS } from "./framework_flags.ts";
 import { NO_STYLE, type TextStyle } from "./terminal_style.ts";
+import { commandWords } from "./command_words.ts";
 
 /** What help needs to know about the tool. */
 export interface HelpTool {
@@ -19,7 +20,7 @@ export interface HelpTool {
  * ```
  */
 export function commandHelp(tool: HelpTool, path: string, entry: CommandEntry, style: TextStyle = NO_STYLE): string {
-  const words = path.replaceAll(".", " ");
+  const words = commandWords(path);
   const positionals = (entry.positionals ?? []).map((p) => {
     const name = p.variadic ? `${p.name}...` : p.name;
     return p.required ? `<${name}>` : `[${name}]`;
@@ -76,16 +77,16 @@ export function toolHelp(
   group?: string,
   style: TextStyle = NO_STYLE,
 ): string {
-  const title = group === undefined ? `${tool.name} ${tool.version} — ${tool.description}` : `${tool.name} ${group.replaceAll(".", " ")}`;
+  const title = group === undefined ? `${tool.name} ${tool.version} — ${tool.description}` : `${tool.name} ${commandWords(group)}`;
   const lines = [
     title,
     "",
-    `${style.heading("Usage:")} ${tool.name} ${group === undefined ? "" : `${group.replaceAll(".", " ")} `}<command> [flags]`,
+    `${style.heading("Usage:")} ${tool.name} ${group === undefined ? "" : `${commandWords(group)} `}<command> [flags]`,
     "",
     style.heading("Commands:"),
   ];
   const sorted = [...entries].sort(([a], [b]) => a.localeCompare(b));
-  lines.push(...table(sorted.map(([path, entry]) => [path.replaceAll(".", " "), `${entry.description} [${entry.danger_level}]`])));
+  lines.push(...table(sorted.map(([path, entry]) => [commandWords(path), `${entry.description} [${entry.danger_level}]`])));
   lines.push("", style.heading("Global flags:"));
   lines.push(...table(Object.entries(GLOBAL_FLAGS).map(([name, flag]) => [flagUsage(name, { ...flag, required: false }), flag.description])));
   lines.push("", `Run '${tool.name} <command> --help' for a command's flags and exit codes.`);

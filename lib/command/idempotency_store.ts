@@ -10,7 +10,7 @@ import {
   writeTextAtomic,
 } from "../runtime/mod.ts";
 import type { InputIssue } from "./input_values.ts";
-import { canonicalJson, sha256Tag } from "./manifest.ts";
+import { canonicalJson, isRecord, parseJson, sha256Tag } from "../json.ts";
 
 /** How long a key's record is kept unless the tool says otherwise: one day. */
 export const DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS = 86_400;
@@ -241,14 +241,8 @@ async function keyDigest(key: string): Promise<string> {
  * `state`). The file is checked field by field: anything else reads as unreadable, which is "unknown".
  */
 function parseRecord(text: string): { state: KeyState; at: number | undefined } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
+  const record = parseJson(text);
+  if (!isRecord(record)) return undefined;
   const { fingerprint, command, state } = record;
   if (typeof fingerprint !== "string" || typeof command !== "string") return undefined;
   const time = (field: string) => {

@@ -1,6 +1,6 @@
 import { closestMatch } from "./closest_match.ts";
 import type { FlagSpec, PositionalSpec } from "./contract.ts";
-import { copyJson } from "./json_copy.ts";
+import { copyJson } from "../json.ts";
 
 /** One thing wrong with an invocation's input; all of them are collected before anything runs. */
 export interface InputIssue {

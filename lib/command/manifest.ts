@@ -2,7 +2,7 @@ import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } 
 import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import type { ExitCodeTable } from "../exit_code.ts";
 import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
-import { copyJson } from "./json_copy.ts";
+import { canonicalJson, copyJson, sha256Tag } from "../json.ts";
 
 /** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */
 export const MANIFEST_SCHEMA_VERSION = "3.17";
@@ -122,48 +122,4 @@ export async function assembleManifest(frameworkVersion: string, entries: Readon
     etag: await sha256Tag(canonicalJson(body)),
     commands,
   };
-}
-
-/**
- * How deep {@linkcode canonicalJson} walks. It recurses, and is only ever given manifests and arguments that
- * already passed validation (flat values), so the limit is never reached by a real call; it turns a value
- * that would overflow the stack into a plain error instead.
- */
-export const CANONICAL_JSON_MAX_DEPTH = 128;
-
-/**
- * JSON with object keys sorted at every depth: one text for one value, whatever the insertion order. Throws
- * a RangeError for a value nested deeper than {@linkcode CANONICAL_JSON_MAX_DEPTH} levels.
- *
- * @example
- * ```ts
- * canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }); // '{"a":[2,{"c":4,"d":3}],"b":1}'
- * ```
- */
-export function canonicalJson(value: unknown): string {
-  return canonical(value, 0);
-}
-
-function canonical(value: unknown, depth: number): string {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  if (depth >= CANONICAL_JSON_MAX_DEPTH) {
-    throw new RangeError(`canonical JSON: the value is nested deeper than ${CANONICAL_JSON_MAX_DEPTH} levels`);
-  }
-  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(",")}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(record[k], depth + 1)}`).join(",")}}`;
-}
-
-/**
- * `sha256:` followed by the hex digest of a text's UTF-8 bytes.
- *
- * @example
- * ```ts
- * await sha256Tag("abc"); // "sha256:ba7816bf…"
- * ```
- */
-export async function sha256Tag(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return `sha256:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -1,4 +1,5 @@
 import { manifestEntryIssues } from "./registration_rules.ts";
+import { isRecord } from "../json.ts";
 
 /** One thing wrong with a manifest. */
 export interface ManifestIssue {
@@ -61,8 +62,4 @@ export function validateManifest(value: unknown): ManifestIssue[] {
 
 function top(field: string, problem: string): ManifestIssue {
   return { field, message: `manifest: ${field}: ${problem}` };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

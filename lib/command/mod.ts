@@ -22,6 +22,7 @@ export * from "./envelope.ts";
 export * from "../exit_code.ts";
 export * from "./framework_flags.ts";
 export * from "./manifest.ts";
+export { CANONICAL_JSON_MAX_DEPTH, canonicalJson, sha256Tag } from "../json.ts";
 export { type ManifestIssue, validateManifest } from "./manifest_validation.ts";
 export { CommandRegistry, mostSevere, type RegisteredCommand } from "./registry.ts";
 export { createTool, Tool, type ToolOptions } from "./tool.ts";

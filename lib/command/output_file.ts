@@ -2,6 +2,7 @@ import { parentDir, pathKind, probeCreate, writeTextAtomic } from "../runtime/mo
 import { makeEnvelope, type ResponseEnvelope } from "./envelope.ts";
 import { ExitCode } from "../exit_code.ts";
 import type { InputIssue } from "./input_values.ts";
+import { errorMessage } from "./thrown_error.ts";
 
 /** Plain words for the file-system errors a path can meet; anything else is shown by its code. */
 const REASONS: Readonly<Record<string, string>> = {
@@ -109,5 +110,5 @@ export async function writeOutputFile(
 function reason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string") return REASONS[code] === undefined ? code : `${REASONS[code]} (${code})`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -5,6 +5,7 @@
  * types, and only references that resolve inside it.
  * @module
  */
+import { isRecord } from "../json.ts";
 
 /** Keywords whose value is one schema. */
 const SCHEMA_KEYWORDS = new Set([
@@ -253,8 +254,4 @@ function copyData(value: unknown): unknown {
       [key, item],
     ) => [key, copyData(item)]),
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { ResponseEnvelope } from "./envelope.ts";
 import type { InputIssue } from "./input_values.ts";
 import { NO_STYLE, type TextStyle } from "./terminal_style.ts";
+import { isRecord } from "../json.ts";
 
 /** Nesting shown as blocks down to this depth; anything deeper is one line of JSON. */
 const MAX_BLOCK_DEPTH = 8;
@@ -86,7 +87,7 @@ function isBlock(value: unknown): boolean {
 
 /** An object every value of which fits a table cell: a scalar or a list of scalars. */
 function isFlatObject(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   return Object.values(value).every((member) =>
     isScalar(member) || (Array.isArray(member) && member.every(isScalar))
   );

@@ -1,17 +1,17 @@
 import { processChannel } from "../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CliOutput } from "./cli_output.ts";
-import { CommandError } from "./command_error.ts";
 import type { CommandContext, ProtocolCommandDefinition, ProtocolFailure, ProtocolIO, ProtocolLoop } from "./contract.ts";
 import { HandlerContext, runWithDeadline } from "./deadline.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "./envelope.ts";
-import { cancelledError } from "./executor.ts";
-import { ExitCode, exitCodeName, type ExitCodeTable } from "../exit_code.ts";
+import { cancelledError, timeoutError } from "./executor.ts";
+import { ExitCode, type ExitCodeTable } from "../exit_code.ts";
 import type { OutputFormat } from "./framework_flags.ts";
 import type { CommandInput } from "./input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { textStyle } from "./terminal_style.ts";
-import { unexpectedError } from "./unexpected_error.ts";
+import { failureExitCode, failureOf } from "./thrown_error.ts";
+import { commandWords } from "./command_words.ts";
 
 /** How long a serving loop gets to wind down after a signal before the process ends without it. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -63,13 +63,10 @@ export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   }, { timeoutMs: run.timeoutMs, signal: run.signal });
 
   switch (prepared.kind) {
-    case "timeout":
-      return fail(run, ExitCode.TIMEOUT, {
-        code: "TIMEOUT",
-        message: `${words(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`,
-        retryable: run.exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
-        phase: "execution",
-      });
+    case "timeout": {
+      const message = `${commandWords(run.path)} took longer than ${run.timeoutMs / 1000} s to start serving; the server did not start`;
+      return fail(run, ExitCode.TIMEOUT, timeoutError(run.exitCodes, message));
+    }
     case "cancelled":
       return fail(run, prepared.cancellation.exitCode, cancelledError(prepared.cancellation));
     case "error":
@@ -109,43 +106,34 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
 }
 
 function failAfterServing(run: ProtocolRun, end: ProtocolFailure): Promise<number> {
-  const code = servingExitCode(run, end.exitCode);
-  return fail(run, code, { code: end.code, message: end.message, retryable: false, phase: "execution" });
-}
-
-/** Requests may already have changed state once serving began, so 2 (nothing done) is never right then. */
-function servingExitCode(run: ProtocolRun, code: number): number {
-  if (code === ExitCode.ARG_ERROR || code === ExitCode.SUCCESS) return ExitCode.GENERAL_ERROR;
-  return run.exitCodes[String(code)] === undefined ? ExitCode.GENERAL_ERROR : code;
+  const warnings: Warning[] = [];
+  // Requests may already have changed state once serving began, so 2 (nothing done) is never right then.
+  const code = failureExitCode(end.exitCode, { path: run.path, exitCodes: run.exitCodes, mayHaveActed: true }, warnings);
+  return fail(run, code, { code: end.code, message: end.message, retryable: false, phase: "execution" }, { warnings });
 }
 
 function failFromError(run: ProtocolRun, error: unknown, serving: boolean): Promise<number> {
-  if (error instanceof CommandError) {
-    const declared = run.exitCodes[String(error.exitCode)] !== undefined && error.exitCode !== ExitCode.SUCCESS;
-    let code = declared ? error.exitCode : ExitCode.GENERAL_ERROR;
-    if (serving) code = servingExitCode(run, code);
-    return fail(run, code, {
-      ...error.options.details,
-      code: error.options.code ?? exitCodeName(error.exitCode) ?? "GENERAL_ERROR",
-      message: error.message,
-      retryable: error.options.retryable ?? run.exitCodes[String(code)]?.retryable ?? false,
-      phase: code === ExitCode.ARG_ERROR ? "validation" : "execution",
-      ...(error.options.suggestion === undefined ? {} : { suggestion: error.options.suggestion }),
-    });
-  }
-  const unexpected = unexpectedError(error, serving ? "the server failed" : "preparing to serve failed");
-  if (unexpected.stack !== undefined) void run.output.line("stderr", unexpected.stack);
-  return fail(run, ExitCode.GENERAL_ERROR, unexpected.error);
+  const failure = failureOf(error, {
+    path: run.path,
+    exitCodes: run.exitCodes,
+    unexpected: serving ? "the server failed" : "preparing to serve failed",
+    mayHaveActed: serving,
+  });
+  if (failure.stack !== undefined) void run.output.line("stderr", failure.stack);
+  return fail(run, failure.exitCode, failure.error, failure);
 }
 
-/** Writes the failure: plain text on stderr, then in JSON mode the envelope as the last stderr line. */
-async function fail(run: ProtocolRun, exitCode: number, error: ErrorDetail): Promise<number> {
-  const envelope = makeEnvelope({ exitCode, error, startedAt: run.startedAt });
-  await run.output.line("stderr", renderPlainError(run.tool, envelope, textStyle("stderr", run.format)));
+/** Writes the failure: plain text on stderr (warnings first), then in JSON mode the envelope as the last stderr line. */
+async function fail(
+  run: ProtocolRun,
+  exitCode: number,
+  error: ErrorDetail,
+  extra: { data?: unknown; warnings?: Warning[] } = {},
+): Promise<number> {
+  const envelope = makeEnvelope({ exitCode, error, data: extra.data, warnings: extra.warnings, startedAt: run.startedAt });
+  const style = textStyle("stderr", run.format);
+  for (const warning of envelope.warnings) await run.output.line("stderr", `${style.warning("warning:")} ${warning.message}`);
+  await run.output.line("stderr", renderPlainError(run.tool, envelope, style));
   if (run.format === "json") return await run.output.envelope("stderr", envelope);
   return exitCode;
-}
-
-function words(path: string): string {
-  return path.replaceAll(".", " ");
 }

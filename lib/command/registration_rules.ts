@@ -4,6 +4,7 @@ import { CONTRACT_FIELDS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 import { outputSchemaProblem } from "./output_schema.ts";
+import { isRecord } from "../json.ts";
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PATH = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$/;
@@ -105,10 +106,10 @@ export function manifestEntryIssues(path: string, entry: unknown): RegistrationE
   collect(() => {
     if (!PATH.test(path)) fail("path", "must be dotted lowercase kebab-case words, e.g. 'notes.add'");
   });
-  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+  if (!isRecord(entry)) {
     return [...issues, new RegistrationError(path, "entry", "must be an object")];
   }
-  for (const check of CONTRACT_CHECKS) collect(() => check(entry as Record<string, unknown>, fail, "entry"));
+  for (const check of CONTRACT_CHECKS) collect(() => check(entry, fail, "entry"));
   return issues;
 }
 
@@ -127,7 +128,7 @@ const EXIT_CODE_FIELDS = new Set(["name", "description", "retryable", "side_effe
 const EXIT_CODE_DESCRIPTION_MAX = 120;
 
 function checkExitCodes(table: unknown, fail: Fail, subject: Subject): void {
-  if (typeof table !== "object" || table === null || Array.isArray(table)) {
+  if (!isRecord(table)) {
     fail("exit_codes", "is required: a map from exit code to {name, description, retryable, side_effects}");
   }
   const entries = Object.entries(table as Record<string, unknown>);
@@ -171,7 +172,7 @@ function checkFlags(flags: unknown, fail: Fail, subject: Subject, protocol: bool
     if (subject === "entry") fail("flags", "is required: a map of flag entries ({} when the command takes none)");
     return;
   }
-  if (typeof flags !== "object" || flags === null || Array.isArray(flags)) fail("flags", "must be a map of flag specs");
+  if (!isRecord(flags)) fail("flags", "must be a map of flag specs");
   const shorts = new Set<string>();
   for (const [name, raw] of Object.entries(flags as Record<string, unknown>)) {
     const field = `flags.${name}`;
@@ -366,7 +367,7 @@ function checkManifestShapes(d: Record<string, unknown>, fail: Fail): void {
 }
 
 function checkStdinShape(stdin: unknown, fail: Fail): void {
-  if (typeof stdin !== "object" || stdin === null || Array.isArray(stdin)) {
+  if (!isRecord(stdin)) {
     fail("stdin", "must be an object {description, max_bytes?}");
   }
   const spec = stdin as Record<string, unknown>;
@@ -397,10 +398,6 @@ function checkEntryShape(d: Record<string, unknown>, fail: Fail, subject: Subjec
 function checkKnownFields(value: Record<string, unknown>, known: ReadonlySet<string>, prefix: string, fail: Fail): void {
   const unknown = Object.keys(value).find((key) => !known.has(key));
   if (unknown !== undefined) fail(prefix === "" ? unknown : `${prefix}.${unknown}`, `is not a field of the manifest format`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -1,4 +1,4 @@
-import type { ArgvCatalog } from "./argv_parser.ts";
+import type { CommandLookup } from "./argv_parser.ts";
 import type { AnyCommandDefinition, DangerLevel, FlagSpec } from "./contract.ts";
 import { RegistrationError } from "./command_error.ts";
 import { frameworkFlagsFor, GLOBAL_FLAGS, protocolRefusal } from "./framework_flags.ts";
@@ -101,8 +101,8 @@ export class CommandRegistry {
     return assembleManifest(frameworkVersion, entries);
   }
 
-  /** The view of the registry the argv parser needs. */
-  argvCatalog(): ArgvCatalog {
+  /** The view of the registry the argv parser needs: which words name a command, and what it accepts. */
+  commandLookup(): CommandLookup {
     return {
       globalFlags: GLOBAL_FLAGS,
       continues: (words) => {

@@ -9,7 +9,7 @@ import { ExitCode } from "../exit_code.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
 import type { Manifest } from "./manifest.ts";
 import { renderPlainError } from "./plain_text.ts";
-import { unexpectedError } from "./unexpected_error.ts";
+import { unexpectedError } from "./thrown_error.ts";
 import { CommandRegistry, type EntryRefiner } from "./registry.ts";
 
 /** Options of {@linkcode createTool}. */

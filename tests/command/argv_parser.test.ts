@@ -1,4 +1,4 @@
-// Unit tests of parseArgv over a small catalog built by a real CommandRegistry: every flag form, `--`,
+// Unit tests of parseArgv over a small command lookup built by a real CommandRegistry: every flag form, `--`,
 // global flags anywhere, nested paths and aliases, and the problems it collects instead of throwing.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -45,10 +45,10 @@ registry.register("serve", asDefinition(command({
   run: undefined,
   serve: () => () => Promise.resolve(),
 })));
-const catalog = registry.argvCatalog();
+const commands = registry.commandLookup();
 
 function parse(...argv: string[]): ParsedArgv {
-  return parseArgv(argv, catalog);
+  return parseArgv(argv, commands);
 }
 
 /** Parses and asserts there were no issues. */

@@ -19,6 +19,30 @@ describe("protocol runner: phase 1", () => {
     assert.equal(envelope.meta.exit_code, 5);
   });
 
+  it("a declared command-specific code keeps its declared name, retryable and the error's data", async () => {
+    const result = await run([...LAB, "--format", "json", "echo-lines", "--fail-code", "81"], { stdin: "" });
+    assert.equal(result.code, 81);
+    assert.equal(result.stdout, "");
+    const envelope = JSON.parse(lastLine(result.stderr));
+    assert.equal(envelope.error.code, "STALE_CONFIG");
+    assert.equal(envelope.error.retryable, true);
+    assert.deepEqual(envelope.data, { asked: 81 });
+    assert.deepEqual(envelope.warnings, []);
+  });
+
+  it("an undeclared code exits 1 with an UNDECLARED_EXIT_CODE warning, as an ordinary command's does", async () => {
+    const result = await run([...LAB, "--format", "json", "echo-lines", "--fail-code", "12"], { stdin: "" });
+    assert.equal(result.code, 1);
+    const envelope = JSON.parse(lastLine(result.stderr));
+    assert.equal(envelope.meta.exit_code, 1);
+    assert.equal(envelope.warnings.length, 1);
+    assert.equal(envelope.warnings[0].code, "UNDECLARED_EXIT_CODE");
+    assert.equal(envelope.warnings[0].exit_code, 12);
+    const plain = await run([...LAB, "--format", "plain", "echo-lines", "--fail-code", "12"], { stdin: "" });
+    assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /warning: echo-lines raised exit code 12, which it does not declare/);
+  });
+
   it("in plain format the failure is only plain text on stderr", async () => {
     const result = await run([...LAB, "--format", "plain", "echo-lines", "--fail-prepare"], { stdin: "" });
     assert.equal(result.code, 5);

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Ajv, type ValidateFunction } from "ajv";
-import { canonicalJson, sha256Tag } from "../../lib/command/manifest.ts";
+import { canonicalJson, sha256Tag } from "../../lib/json.ts";
 import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
 import { loadSchema, schemaErrors, schemaValidators } from "../helpers/schemas.ts";
 import { pyfix, TOOLWIRE } from "../helpers/toolwire.ts";

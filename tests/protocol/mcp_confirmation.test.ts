@@ -361,13 +361,13 @@ describe("a requestState confirms one execution", () => {
 describe("ConfirmationStates (in-process, injected clock)", () => {
   const start = 1_800_000_000_000;
 
-  async function statesAt(): Promise<{ states: ConfirmationStates; clock: { now: number } }> {
+  function statesAt(): { states: ConfirmationStates; clock: { now: number } } {
     const clock = { now: start };
-    return { states: await ConfirmationStates.create(() => clock.now), clock };
+    return { states: new ConfirmationStates(() => clock.now), clock };
   }
 
   it("a state is valid until its expiry, five minutes after issue, and expired one millisecond later", async () => {
-    const { states, clock } = await statesAt();
+    const { states, clock } = statesAt();
     assert.equal(CONFIRMATION_TTL_MS, 5 * 60 * 1000);
     const early = await states.issue("remove", { id: 3 });
     const onTime = await states.issue("remove", { id: 3 });
@@ -380,7 +380,7 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
   });
 
   it("a state is bound to the tool and to the arguments, whatever their key order, but not to confirm_destructive", async () => {
-    const { states } = await statesAt();
+    const { states } = statesAt();
     const args = { id: 3, note: { b: 1, a: 2 } };
     const state = await states.issue("remove", args);
     assert.equal(await states.redeem(state, "wipe", args), "wrong_call");
@@ -394,7 +394,7 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
   });
 
   it("a state confirms one execution: redeemed again it is spent, and of concurrent redemptions exactly one wins", async () => {
-    const { states } = await statesAt();
+    const { states } = statesAt();
     const state = await states.issue("remove", { id: 3 });
     assert.equal(states.open, 1);
     assert.equal(await states.redeem(state, "remove", { id: 3 }), undefined);
@@ -407,7 +407,7 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
   });
 
   it(`open states are bounded: expired ones are dropped, and past ${MAX_OPEN_CONFIRMATIONS} the oldest is forgotten (then refused)`, async () => {
-    const { states, clock } = await statesAt();
+    const { states, clock } = statesAt();
     assert.equal(MAX_OPEN_CONFIRMATIONS, 1000);
     const first = await states.issue("remove", { id: 0 });
     for (let id = 1; id < MAX_OPEN_CONFIRMATIONS; id++) await states.issue("remove", { id });
@@ -423,8 +423,8 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
   });
 
   it("an altered state is tampered; one from another key is tampered; a malformed one is malformed", async () => {
-    const { states } = await statesAt();
-    const other = await ConfirmationStates.create(() => start);
+    const { states } = statesAt();
+    const other = new ConfirmationStates(() => start);
     const state = await states.issue("remove", { id: 3 });
     const dot = state.indexOf(".");
     assert.equal(await states.redeem(flip(state, dot + 1), "remove", { id: 3 }), "tampered");

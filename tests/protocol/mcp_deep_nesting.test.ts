@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { quote } from "../../lib/command/input_values.ts";
-import { CANONICAL_JSON_MAX_DEPTH, canonicalJson } from "../../lib/command/manifest.ts";
+import { CANONICAL_JSON_MAX_DEPTH, canonicalJson } from "../../lib/json.ts";
 import { initialize, WireSession } from "../helpers/mcp_wire.ts";
 import { type Loose, NOTES, programArgv, tempDir } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";

@@ -262,7 +262,7 @@ async function runInProcess(plan: Plan, session: Session): Promise<Observed> {
   let hang: ReturnType<typeof setTimeout> | undefined;
   try {
     const { tool, notes, stats } = countingTool(state.path, plan.delays);
-    const catalog = await commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: false });
+    const catalog = commandCatalog(tool, { commands: tool.registry.entries() }, { readOnly: false });
     const server = startMemoryServer({
       serverInfo: { name: "counter", version: "1.0.0" },
       catalog,

@@ -1,4 +1,4 @@
-import type { CompletionFlag, CompletionModel } from "./completion_model.ts";
+import { type CompletionFlag, type CompletionModel, flagForms } from "./completion_model.ts";
 
 /**
  * A word as a POSIX shell single-quoted string: taken literally by bash and zsh, whatever it holds.
@@ -10,6 +10,26 @@ import type { CompletionFlag, CompletionModel } from "./completion_model.ts";
  */
 export function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The `<id>_step` function of a bash or zsh script, which both read alike: the node a command word leads to
+ * from the node before it (in `<id>_node`); it fails when the word is no command word there.
+ *
+ * @example
+ * ```ts
+ * stepFunction(model, "notes")[0]; // "notes_step() {"
+ * ```
+ */
+export function stepFunction(model: CompletionModel, id: string): string[] {
+  return [
+    `${id}_step() {`,
+    `  case "$1/$2" in`,
+    ...[...model.steps].map(([key, node]) => `    ${singleQuoted(key)}) ${id}_node=${singleQuoted(node)} ;;`),
+    "    *) return 1 ;;",
+    "  esac",
+    "}",
+  ];
 }
 
 // The walk over the typed words is the same for every tool; the tables it consults are generated below it.
@@ -90,12 +110,7 @@ export function bashCompletion(model: CompletionModel): string {
     "",
     MAIN.replaceAll("@ID@", id),
     `# The node a command word leads to, from the node before it; fails when the word is no command word there.`,
-    `${id}_step() {`,
-    `  case "$1/$2" in`,
-    ...[...model.steps].map(([key, node]) => `    ${singleQuoted(key)}) ${id}_node=${singleQuoted(node)} ;;`),
-    "    *) return 1 ;;",
-    "  esac",
-    "}",
+    ...stepFunction(model, id),
     "",
     `${id}_words() {`,
     "  case $1 in",
@@ -121,11 +136,11 @@ export function bashCompletion(model: CompletionModel): string {
     `  case "$1 $2" in`,
     ...[...model.flags].flatMap(([path, flags]) =>
       flags.filter((flag) => flag.takesValue).map((flag) =>
-        `    ${forms(flag).map((form) => singleQuoted(`${path} ${form}`)).join("|")}) ${list(flag.values)} ;;`
+        `    ${flagForms(flag).map((form) => singleQuoted(`${path} ${form}`)).join("|")}) ${list(flag.values)} ;;`
       )
     ),
     ...model.globalFlags.filter((flag) => flag.takesValue).map((flag) =>
-      `    ${forms(flag).map((form) => `*${singleQuoted(` ${form}`)}`).join("|")}) ${list(flag.values)} ;;`
+      `    ${flagForms(flag).map((form) => `*${singleQuoted(` ${form}`)}`).join("|")}) ${list(flag.values)} ;;`
     ),
     "    *) return 1 ;;",
     "  esac",
@@ -136,10 +151,6 @@ export function bashCompletion(model: CompletionModel): string {
   return lines.join("\n");
 }
 
-function forms(flag: CompletionFlag): string[] {
-  return flag.short === undefined ? [flag.long] : [flag.long, flag.short];
-}
-
 function flagWords(flags: readonly CompletionFlag[]): string[] {
-  return flags.flatMap(forms);
+  return flags.flatMap(flagForms);
 }

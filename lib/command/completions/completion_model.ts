@@ -41,6 +41,30 @@ export interface CompletionModel {
 }
 
 /**
+ * The spellings of a flag a shell offers: the long form, then the short one when there is one.
+ *
+ * @example
+ * ```ts
+ * flagForms({ long: "--limit", short: "-n", takesValue: true, values: [], description: "" }); // ["--limit", "-n"]
+ * ```
+ */
+export function flagForms(flag: CompletionFlag): string[] {
+  return flag.short === undefined ? [flag.long] : [flag.long, flag.short];
+}
+
+/**
+ * A description on one line, as a completion menu shows it: every run of white space one space.
+ *
+ * @example
+ * ```ts
+ * oneLine("Show\n  every note"); // "Show every note"
+ * ```
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/**
  * A name made safe as a shell function name in bash, zsh and fish: every character outside `[A-Za-z0-9_]`
  * becomes `_`, and a leading digit gets a `_` before it.
  *

@@ -1,4 +1,4 @@
-import type { CompletionFlag, CompletionModel } from "./completion_model.ts";
+import { type CompletionFlag, type CompletionModel, flagForms, oneLine } from "./completion_model.ts";
 
 /**
  * A word as a fish single-quoted string: only `\` and `'` need escaping there.
@@ -106,11 +106,11 @@ export function fishCompletion(model: CompletionModel): string {
     `    switch "$argv[1] $argv[2]"`,
     ...[...model.flags].flatMap(([path, flags]) =>
       flags.filter((flag) => flag.takesValue).flatMap((flag) =>
-        valueCase(forms(flag).map((form) => fishQuoted(`${path} ${form}`)), flag)
+        valueCase(flagForms(flag).map((form) => fishQuoted(`${path} ${form}`)), flag)
       )
     ),
     ...model.globalFlags.filter((flag) => flag.takesValue).flatMap((flag) =>
-      valueCase(forms(flag).map((form) => fishQuoted(`* ${form}`)), flag)
+      valueCase(flagForms(flag).map((form) => fishQuoted(`* ${form}`)), flag)
     ),
     `        case '*'`,
     "            return 1",
@@ -139,12 +139,4 @@ function valueCase(patterns: string[], flag: CompletionFlag): string[] {
     ? `printf '%s\\n' ${flag.values.map(fishQuoted).join(" ")}`
     : "return 0";
   return [`        case ${patterns.join(" ")}`, `            ${body}`];
-}
-
-function forms(flag: CompletionFlag): string[] {
-  return flag.short === undefined ? [flag.long] : [flag.long, flag.short];
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }

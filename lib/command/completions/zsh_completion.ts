@@ -1,5 +1,5 @@
-import { singleQuoted } from "./bash_completion.ts";
-import type { CompletionFlag, CompletionModel } from "./completion_model.ts";
+import { singleQuoted, stepFunction } from "./bash_completion.ts";
+import { type CompletionFlag, type CompletionModel, flagForms, oneLine } from "./completion_model.ts";
 
 // The walk over the typed words; the tables it consults are generated below it. zsh keeps `--flag=value` as
 // one word, so a value after "=" is completed with the flag part set aside by `compset -P`. `\${` is a
@@ -73,12 +73,7 @@ export function zshCompletion(model: CompletionModel): string {
     `#   this shell, after compinit: source <(${model.program} completions zsh)`,
     "",
     MAIN.replaceAll("@FN@", main).replaceAll("@ID@", id),
-    `${id}_step() {`,
-    `  case "$1/$2" in`,
-    ...[...model.steps].map(([key, node]) => `    ${singleQuoted(key)}) ${id}_node=${singleQuoted(node)} ;;`),
-    "    *) return 1 ;;",
-    "  esac",
-    "}",
+    ...stepFunction(model, id),
     "",
     `${id}_words() {`,
     "  case $1 in",
@@ -105,11 +100,11 @@ export function zshCompletion(model: CompletionModel): string {
     `  case "$1 $2" in`,
     ...[...model.flags].flatMap(([path, flags]) =>
       flags.filter((flag) => flag.takesValue).map((flag) =>
-        `    ${forms(flag).map((form) => singleQuoted(`${path} ${form}`)).join("|")}) ${values(flag)} ;;`
+        `    ${flagForms(flag).map((form) => singleQuoted(`${path} ${form}`)).join("|")}) ${values(flag)} ;;`
       )
     ),
     ...model.globalFlags.filter((flag) => flag.takesValue).map((flag) =>
-      `    ${forms(flag).map((form) => `*${singleQuoted(` ${form}`)}`).join("|")}) ${values(flag)} ;;`
+      `    ${flagForms(flag).map((form) => `*${singleQuoted(` ${form}`)}`).join("|")}) ${values(flag)} ;;`
     ),
     "    *) return 1 ;;",
     "  esac",
@@ -126,14 +121,6 @@ export function zshCompletion(model: CompletionModel): string {
   return lines.join("\n");
 }
 
-function forms(flag: CompletionFlag): string[] {
-  return flag.short === undefined ? [flag.long] : [flag.long, flag.short];
-}
-
 function flagItems(flags: readonly CompletionFlag[]): Array<readonly [string, string]> {
-  return flags.flatMap((flag) => forms(flag).map((form) => [form, flag.description] as const));
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return flags.flatMap((flag) => flagForms(flag).map((form) => [form, flag.description] as const));
 }

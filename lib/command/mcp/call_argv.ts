@@ -1,7 +1,7 @@
-import type { CatalogCall } from "./manifest_catalog.ts";
+import type { ValidatedCall } from "./manifest_catalog.ts";
 
 /** The parts of a validated call that become its command line. */
-export type CallLine = Pick<CatalogCall, "path" | "entry" | "given" | "args" | "idempotencyKey" | "dryRun" | "confirmed">;
+export type CallLine = Pick<ValidatedCall, "path" | "entry" | "given" | "args" | "idempotencyKey" | "dryRun" | "confirmed">;
 
 /**
  * The argv that runs one validated MCP call as a CLI invocation (`toolwire mcp serve --exec`):

@@ -8,8 +8,8 @@ import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
 import { limitMs } from "../time_limit.ts";
 
-/** What the in-process catalog needs from its tool. */
-export interface CatalogTool {
+/** What the in-process catalog needs from the tool whose commands it serves. */
+export interface ServedTool {
   registry: CommandRegistry;
   timeoutSeconds: number;
   stateDir(): string;
@@ -23,13 +23,13 @@ export interface CatalogTool {
  *
  * @example
  * ```ts
- * const catalog = await commandCatalog(tool, await tool.manifest(), { readOnly: false });
+ * const catalog = commandCatalog(tool, await tool.manifest(), { readOnly: false });
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function commandCatalog(tool: CatalogTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
+export function commandCatalog(tool: ServedTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): ManifestCatalog {
   const store = () => new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
-  return ManifestCatalog.create(manifest.commands, filter, (call) => {
+  return new ManifestCatalog(manifest.commands, filter, (call) => {
     const definition = tool.registry.get(call.path)?.definition as CommandDefinition | undefined;
     // The manifest was built from this registry: a served path without a definition is a framework bug.
     if (definition === undefined) throw new Error(`mcp: no command registered at ${call.path}`);

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Tag } from "../manifest.ts";
+import { canonicalJson, sha256Tag } from "../../json.ts";
 
 /** How long a confirmation request stays valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
@@ -41,7 +41,7 @@ export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired" |
  *
  * @example
  * ```ts
- * const states = await ConfirmationStates.create();
+ * const states = new ConfirmationStates();
  * const state = await states.issue("notes_remove", { id: 3 });
  * await states.redeem(state, "notes_remove", { id: 3 }); // undefined: valid, and now used up
  * await states.redeem(state, "notes_remove", { id: 3 }); // "spent"
@@ -56,16 +56,12 @@ export class ConfirmationStates {
    */
   readonly #open = new Map<string, number>();
 
-  private constructor(now: () => number) {
-    this.#now = now;
-  }
-
   /**
    * A signer with a fresh random key; `now` is injectable for expiry tests. The key is made on first use:
    * most servers never ask for a confirmation, and Web Crypto's first use costs startup time.
    */
-  static create(now: () => number = Date.now): Promise<ConfirmationStates> {
-    return Promise.resolve(new ConfirmationStates(now));
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
   }
 
   /** How many issued states are still open: not redeemed, not expired, not forgotten. */

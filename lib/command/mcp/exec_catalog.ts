@@ -3,13 +3,15 @@ import { Cancellation } from "../cancellation.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { readEnvelope } from "../envelope_validation.ts";
-import { cancelledError, confirmationRequiredError } from "../executor.ts";
+import { cancelledError, timeoutError } from "../executor.ts";
+import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../manifest.ts";
 import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
-import { type CatalogCall, ManifestCatalog } from "./manifest_catalog.ts";
+import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
+import { commandWords } from "../command_words.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {
@@ -39,25 +41,18 @@ export interface ExecTarget {
  *
  * @example
  * ```ts
- * const catalog = await execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
+ * const catalog = execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): Promise<ManifestCatalog> {
-  return ManifestCatalog.create(manifest.commands, filter, (call) => execute(target, call));
+export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): ManifestCatalog {
+  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
 }
 
-async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseEnvelope> {
+async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
-  if (call.entry.danger_level === "destructive" && !call.dryRun && !call.confirmed) {
-    const preview = await execute(target, { ...call, dryRun: true });
-    if (!preview.ok) return preview;
-    return makeEnvelope({
-      exitCode: ExitCode.ARG_ERROR,
-      error: confirmationRequiredError(call.path, preview.data),
-      warnings: preview.warnings,
-      startedAt,
-    });
+  if (needsConfirmation(call.entry.danger_level, call)) {
+    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), { startedAt })).envelope;
   }
   // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
   const withNul = nulArgument(call);
@@ -73,19 +68,11 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
     signal: call.context.signal,
     onStderrLine: (line) => call.context.log("info", line),
   });
-  const words = call.path.replaceAll(".", " ");
+  const words = commandWords(call.path);
   if (run.ending === "timeout") {
-    return makeEnvelope({
-      exitCode: ExitCode.TIMEOUT,
-      error: {
-        code: "TIMEOUT",
-        message: `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`,
-        retryable: call.entry.exit_codes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
-        phase: "execution",
-        suggestion: "narrow the request, or restart the server with a longer --call-timeout",
-      },
-      startedAt,
-    });
+    const message = `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`;
+    const suggestion = "narrow the request, or restart the server with a longer --call-timeout";
+    return makeEnvelope({ exitCode: ExitCode.TIMEOUT, error: timeoutError(call.entry.exit_codes, message, suggestion), startedAt });
   }
   if (run.ending === "cancelled") {
     const cancellation = new Cancellation();
@@ -115,7 +102,7 @@ async function execute(target: ExecTarget, call: CatalogCall): Promise<ResponseE
   });
 }
 
-function nulArgument(call: CatalogCall): string | undefined {
+function nulArgument(call: ValidatedCall): string | undefined {
   const hasNul = (value: unknown) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
   for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
   for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;

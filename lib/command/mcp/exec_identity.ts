@@ -1,6 +1,7 @@
 import { lastLine, runChild } from "../child_run.ts";
 import { readEnvelope } from "../envelope_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
+import { isRecord } from "../../json.ts";
 
 /** Milliseconds `<cli> --version` may take before it is stopped and its answer given up on. */
 const VERSION_TIMEOUT_MS = 5_000;
@@ -40,8 +41,8 @@ export async function loadExecIdentity(
   if (run.ending !== "exited" || run.exit.code !== 0) return undefined;
   const read = readEnvelope(lastLine(run.stdout));
   if (!("envelope" in read) || !read.envelope.ok) return undefined;
-  const data = read.envelope.data as Record<string, unknown> | null;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return undefined;
+  const data = read.envelope.data;
+  if (!isRecord(data)) return undefined;
   const { name, version, description } = data;
   if (!isLabel(name) || !isLabel(version)) return undefined;
   return { name, version, ...(isLabel(description) ? { description } : {}) };

@@ -5,6 +5,7 @@ import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
 import type { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
+import { errorMessage } from "../thrown_error.ts";
 
 /** Options of {@linkcode LiveExecCatalog}. */
 export interface LiveExecOptions {
@@ -54,7 +55,7 @@ export class LiveExecCatalog implements ToolCatalog {
 
   /** The catalog of `manifest`, watching `target` for a new one. */
   static async create(target: ExecTarget, manifest: Manifest, filter: ServeFilter, options: LiveExecOptions): Promise<LiveExecCatalog> {
-    const current = await execCatalog(target, manifest, filter);
+    const current = execCatalog(target, manifest, filter);
     return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
   }
 
@@ -98,11 +99,11 @@ export class LiveExecCatalog implements ToolCatalog {
       manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal);
     } catch (error) {
       if (this.#stopped.signal.aborted) return;
-      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`);
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;
-    this.#current = await execCatalog(this.#target, manifest, this.#filter);
+    this.#current = execCatalog(this.#target, manifest, this.#filter);
     this.#etag = manifest.etag;
     this.#options.log(`mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`);
     for (const watcher of this.#watchers) watcher();

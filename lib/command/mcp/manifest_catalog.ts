@@ -8,11 +8,14 @@ import { completeFlags, completePositionals } from "../input_values.ts";
 import type { CommandEntry, FlagEntry } from "../manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
 import { argumentErrorEnvelope } from "../argument_error.ts";
+import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
 import { envelopeResult } from "./envelope_result.ts";
 import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
+import { isRecord } from "../../json.ts";
+import { commandWords } from "../command_words.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
-export interface CatalogCall {
+export interface ValidatedCall {
   /** The command's dotted path. */
   path: string;
   /** The command's manifest entry. */
@@ -34,9 +37,9 @@ export interface CatalogCall {
 }
 
 /** Runs one validated call to exactly one envelope: in-process, or as a child process. */
-export type CallExecutor = (call: CatalogCall) => Promise<ResponseEnvelope>;
+export type CallExecutor = (call: ValidatedCall) => Promise<ResponseEnvelope>;
 
-/** Options of {@linkcode ManifestCatalog.create}. */
+/** Options of a {@linkcode ManifestCatalog}. */
 export interface ManifestCatalogOptions {
   /**
    * Whether an idempotency key already holds a result. The executor then answers from its store (a replay
@@ -68,7 +71,7 @@ const CONFIRM_KEY = "confirm";
  *
  * @example
  * ```ts
- * const catalog = await ManifestCatalog.create(manifest.commands, { readOnly: false }, (call) => runIt(call));
+ * const catalog = new ManifestCatalog(manifest.commands, { readOnly: false }, (call) => runIt(call));
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
@@ -79,29 +82,19 @@ export class ManifestCatalog implements ToolCatalog {
   readonly #execute: CallExecutor;
   readonly #options: ManifestCatalogOptions;
 
-  private constructor(
+  /** The catalog of a manifest's commands, each call run by `execute`. */
+  constructor(
     commands: Readonly<Record<string, CommandEntry>>,
     filter: ServeFilter,
-    states: ConfirmationStates,
     execute: CallExecutor,
-    options: ManifestCatalogOptions,
+    options: ManifestCatalogOptions = {},
   ) {
-    this.#states = states;
+    this.#states = new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
     const served = servedCommands(commands, filter);
     this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
     this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry), arguments: new ToolArgumentParser(entry) }]));
-  }
-
-  /** Builds the catalog of a manifest's commands, each call run by `execute`. */
-  static async create(
-    commands: Readonly<Record<string, CommandEntry>>,
-    filter: ServeFilter,
-    execute: CallExecutor,
-    options: ManifestCatalogOptions = {},
-  ): Promise<ManifestCatalog> {
-    return new ManifestCatalog(commands, filter, await ConfirmationStates.create(), execute, options);
   }
 
   /** The tools, sorted by command path. */
@@ -123,8 +116,8 @@ export class ManifestCatalog implements ToolCatalog {
 
     const run = (dryRun: boolean, confirmed: boolean) =>
       this.#execute({ path: served.path, entry: served.entry, given: parsed.flags, flags, args, idempotencyKey: key, dryRun, confirmed, context });
-    const mayAsk = served.entry.danger_level === "destructive" && !parsed.dryRun && !parsed.confirmed &&
-      context.era === "modern" && supportsFormElicitation(context.clientCapabilities);
+    const mayAsk = needsConfirmation(served.entry.danger_level, parsed) && context.era === "modern" &&
+      supportsFormElicitation(context.clientCapabilities);
     if (!mayAsk) return run(parsed.dryRun, parsed.confirmed).then(result);
     return this.#confirmFirst(served, call, key, run);
   }
@@ -139,8 +132,8 @@ export class ManifestCatalog implements ToolCatalog {
     const startedAt = monotonicMs();
     if (key !== undefined && await this.#options.hasResult?.(key) === true) return result(await run(false, false));
     if (call.requestState === undefined) {
-      const preview = await run(true, false);
-      if (!preview.ok) return result(preview);
+      const preview = await previewDestructive(served.path, () => run(true, false), { startedAt });
+      if (!preview.previewed) return result(preview.envelope);
       return {
         kind: "input_required",
         result: {
@@ -149,7 +142,7 @@ export class ManifestCatalog implements ToolCatalog {
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: `${served.path.replaceAll(".", " ")} is destructive. Proceed? Preview: ${JSON.stringify(preview.data)}`,
+                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${JSON.stringify(preview.envelope.error?.preview)}`,
                 requestedSchema: {
                   type: "object",
                   properties: { confirm: { type: "boolean", title: "Proceed", description: "true to carry out the action" } },
@@ -189,9 +182,8 @@ function result(envelope: ResponseEnvelope): ToolCallOutcome {
  */
 function supportsFormElicitation(capabilities: Record<string, unknown>): boolean {
   const elicitation = capabilities.elicitation;
-  if (typeof elicitation !== "object" || elicitation === null || Array.isArray(elicitation)) return false;
-  const modes = elicitation as Record<string, unknown>;
-  return modes.form !== undefined || modes.url === undefined;
+  if (!isRecord(elicitation)) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
 function accepted(responses: unknown): boolean {

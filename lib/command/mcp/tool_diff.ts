@@ -1,5 +1,6 @@
 import type { CommandEntry } from "../manifest.ts";
 import { mcpTool, servedCommands, type ServeFilter, toolName } from "./tool_mapping.ts";
+import { isRecord } from "../../json.ts";
 
 /** A tool as a `tools/list` answer or a saved snapshot shows it: an object with a `name`, taken as it is. */
 export type ListedTool = Record<string, unknown> & { name: string };
@@ -142,7 +143,7 @@ function comparable(tool: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(tool)) if (key !== "_meta") result[key] = tool[key];
   const annotations = tool.annotations === undefined ? {} : tool.annotations;
-  if (isPlainObject(annotations)) {
+  if (isRecord(annotations)) {
     const filled: Record<string, unknown> = Object.create(null);
     for (const [hint, value] of Object.entries(ANNOTATION_DEFAULTS)) filled[hint] = value;
     for (const key of Object.keys(annotations)) filled[key] = annotations[key];
@@ -152,7 +153,7 @@ function comparable(tool: Record<string, unknown>): Record<string, unknown> {
 }
 
 function compare(pointer: string, cli: unknown, mcp: unknown, out: ToolDifference[], key?: string): void {
-  if (isPlainObject(cli) && isPlainObject(mcp)) {
+  if (isRecord(cli) && isRecord(mcp)) {
     for (const member of [...new Set([...Object.keys(cli), ...Object.keys(mcp)])].sort(byCodeUnit)) {
       const at = `${pointer}/${encodePointerToken(member)}`;
       const inCli = Object.hasOwn(cli, member);
@@ -183,7 +184,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length &&
       keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
@@ -191,9 +192,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 // Code-unit order, the same on every runtime and locale (localeCompare is neither).
 function byCodeUnit(a: string, b: string): number {
@@ -247,12 +245,12 @@ export function readToolList(value: unknown): { tools: ListedTool[] } | { proble
 export function checkTools(tools: readonly unknown[]): { tools: ListedTool[] } | { problem: string } {
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
-    if (!isPlainObject(tool) || typeof tool.name !== "string" || tool.name === "") {
+    if (!isRecord(tool) || typeof tool.name !== "string" || tool.name === "") {
       return { problem: `tools[${index}] must be an object with a non-empty string name` };
     }
     if (seen.has(tool.name)) return { problem: `tools[${index}]: the tool '${tool.name}' is listed twice` };
     seen.add(tool.name);
-    if (!isPlainObject(tool.inputSchema)) {
+    if (!isRecord(tool.inputSchema)) {
       return { problem: `tools[${index}] ('${tool.name}'): inputSchema must be an object` };
     }
   }
@@ -261,10 +259,10 @@ export function checkTools(tools: readonly unknown[]): { tools: ListedTool[] } |
 
 function toolsResult(value: unknown): Record<string, unknown> | undefined {
   if (Array.isArray(value)) return { tools: value };
-  if (!isPlainObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   if (Object.hasOwn(value, "tools")) return value;
-  if (isPlainObject(value.result) && Object.hasOwn(value.result, "tools")) return value.result;
-  if (value.ok === true && isPlainObject(value.data) && Object.hasOwn(value.data, "tools")) return value.data;
+  if (isRecord(value.result) && Object.hasOwn(value.result, "tools")) return value.result;
+  if (value.ok === true && isRecord(value.data) && Object.hasOwn(value.data, "tools")) return value.data;
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import type { FlagSpec } from "../contract.ts";
 import { coerceJson, type InputIssue, quote } from "../input_values.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../manifest.ts";
 import { embeddedOutputSchema } from "../output_schema.ts";
+import { commandWords } from "../command_words.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
 const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
@@ -103,12 +104,12 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
   const destructive = entry.danger_level === "destructive";
   return {
     name: toolName(path),
-    title: path.replaceAll(".", " "),
+    title: commandWords(path),
     description: destructive ? `${entry.description.replace(/\.$/, "")}. ${DESTRUCTIVE_NOTE}` : entry.description,
     inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
     outputSchema: envelopeOutputSchema(entry.output_schema),
     annotations: {
-      title: path.replaceAll(".", " "),
+      title: commandWords(path),
       readOnlyHint: entry.danger_level === "safe",
       destructiveHint: destructive,
       idempotentHint: entry.idempotent ?? entry.danger_level === "safe",

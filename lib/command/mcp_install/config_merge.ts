@@ -1,6 +1,7 @@
 import { CommandError } from "../command_error.ts";
 import { ExitCode } from "../../exit_code.ts";
-import { canonicalJson } from "../manifest.ts";
+import { canonicalJson, isRecord } from "../../json.ts";
+import { errorMessage } from "../thrown_error.ts";
 
 /** What {@linkcode mergeServer} merges, and where. */
 export interface ServerMergeRequest {
@@ -57,7 +58,7 @@ function merge(original: string | undefined, request: ServerMergeRequest): Serve
   const config = parseConfig(source, request.path);
   const key = request.serversKey;
   const servers = Object.hasOwn(config, key) ? config[key] : undefined;
-  if (servers !== undefined && !isPlainObject(servers)) {
+  if (servers !== undefined && !isRecord(servers)) {
     throw new CommandError(
       ExitCode.PRECONDITION,
       `${request.path}: "${key}" is not an object; the file was left as it is`,
@@ -96,14 +97,14 @@ function parseConfig(source: string, path: string): Record<string, unknown> {
   } catch (error) {
     throw new CommandError(
       ExitCode.PRECONDITION,
-      `${path} is not valid JSON (${errorText(error)}); the file was left as it is`,
+      `${path} is not valid JSON (${errorMessage(error)}); the file was left as it is`,
       {
         suggestion:
           "fix the file by hand (comments and trailing commas are not JSON), or print the entry with --print and add it yourself",
       },
     );
   }
-  if (!isPlainObject(parsed)) {
+  if (!isRecord(parsed)) {
     throw new CommandError(
       ExitCode.PRECONDITION,
       `${path} does not hold a JSON object; the file was left as it is`,
@@ -129,12 +130,4 @@ function serialise(config: Record<string, unknown>, source: string): string {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

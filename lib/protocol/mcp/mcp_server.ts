@@ -51,6 +51,7 @@ import { Subscriptions } from "./subscriptions.ts";
 import type { JsonToolResult, ToolCatalog, ToolCallOutcome } from "./tool_catalog.ts";
 import { toolsPage, type ToolsPage } from "./tools_page.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
+import { isRecord } from "../../json.ts";
 
 /** Options of {@linkcode serveMcp}. */
 export interface McpServerOptions {
@@ -505,13 +506,13 @@ class McpSession {
     const name = params?.name;
     const args = params?.arguments ?? {};
     if (typeof name !== "string") return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: name must be a string" });
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    if (!isRecord(args)) {
       return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: arguments must be an object" });
     }
     // No listener on the session's signal per call: run() aborts every open call when the session stops.
     const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, this.#notifier);
     this.#open.set(id, context);
-    const call = { name, arguments: args as Record<string, unknown>, requestState: params?.requestState, inputResponses: params?.inputResponses };
+    const call = { name, arguments: args, requestState: params?.requestState, inputResponses: params?.inputResponses };
     let outcome: Promise<ToolCallOutcome>;
     try {
       outcome = this.#options.catalog.call(call, context);

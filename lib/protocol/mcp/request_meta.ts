@@ -1,5 +1,6 @@
 import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+import { isRecord } from "../../json.ts";
 
 const KEY = {
   version: "io.modelcontextprotocol/protocolVersion",
@@ -50,16 +51,16 @@ export function claimsVersion(params: Record<string, unknown> | undefined): bool
  */
 export function validateRequestMeta(params: Record<string, unknown> | undefined): { meta: RequestMeta } | { error: RpcError } {
   const meta = params?._meta;
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return envelopeError("_meta", "missing");
-  const fields = meta as Record<string, unknown>;
+  if (!isRecord(meta)) return envelopeError("_meta", "missing");
+  const fields = meta;
   const version = fields[KEY.version];
   if (!Object.hasOwn(fields, KEY.version)) return envelopeError(KEY.version, "missing");
   if (typeof version !== "string") return envelopeError(KEY.version, "not a string");
   const capabilities = fields[KEY.capabilities];
   if (!Object.hasOwn(fields, KEY.capabilities)) return envelopeError(KEY.capabilities, "missing");
-  if (!isObject(capabilities)) return envelopeError(KEY.capabilities, "not an object");
+  if (!isRecord(capabilities)) return envelopeError(KEY.capabilities, "not an object");
   const clientInfo = fields[KEY.clientInfo];
-  if (clientInfo !== undefined && !isObject(clientInfo)) return envelopeError(KEY.clientInfo, "not an object");
+  if (clientInfo !== undefined && !isRecord(clientInfo)) return envelopeError(KEY.clientInfo, "not an object");
   const logLevel = fields[KEY.logLevel];
   if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
     return envelopeError(KEY.logLevel, `not one of ${LOG_LEVELS.join(", ")}`);
@@ -103,8 +104,4 @@ function envelopeError(key: string, problem: string): { error: RpcError } {
       data: { envelope: { key, problem } },
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { errorResponse, type JsonRpcId, notification, resultResponse, RpcErrorCode } from "../json_rpc.ts";
+import { isRecord } from "../../json.ts";
 
 /** Open subscriptions per connection; one more is refused. */
 export const MAX_SUBSCRIPTIONS = 16;
@@ -37,7 +38,7 @@ export class Subscriptions {
   /** Opens one: the acknowledgement to send first (with the honoured subset), or the error answering it. */
   open(id: JsonRpcId, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const wanted = params?.notifications;
-    if (typeof wanted !== "object" || wanted === null || Array.isArray(wanted)) {
+    if (!isRecord(wanted)) {
       return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: notifications must be an object" });
     }
     if (this.#ids.size >= MAX_SUBSCRIPTIONS) {
@@ -47,7 +48,7 @@ export class Subscriptions {
       });
     }
     // Only a changing tool list has anything to tell; prompts and resources are not served.
-    const honoured = (wanted as Record<string, unknown>).toolsListChanged === true && this.#toolsCanChange ? { toolsListChanged: true } : {};
+    const honoured = wanted.toolsListChanged === true && this.#toolsCanChange ? { toolsListChanged: true } : {};
     this.#ids.add(id);
     return notification("notifications/subscriptions/acknowledged", { _meta: { [SUBSCRIPTION_ID]: id }, notifications: honoured });
   }

@@ -1,0 +1,99 @@
+/**
+ * Small helpers for JSON values that every layer uses: telling an object from other JSON, copying, and one
+ * canonical text and digest for a value. It imports nothing, so the runtime, framing, protocol and command
+ * layers can all use it without depending on each other.
+ * @module
+ */
+
+/**
+ * Whether a value is a JSON object: not `null`, not an array. Values from outside (stdin, a file, another
+ * program's output) are `unknown` until this says which members they may have.
+ *
+ * @example
+ * ```ts
+ * isRecord({ a: 1 }); // true
+ * isRecord([1]); // false
+ * isRecord(null); // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A text as JSON, or `undefined` (which no JSON text denotes) when it is not JSON: for input that may be
+ * anything, where "not JSON" is an answer rather than an error.
+ *
+ * @example
+ * ```ts
+ * parseJson("{}"); // {}
+ * parseJson("hello"); // undefined
+ * ```
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A deep copy of JSON data — what a manifest holds, and what it prints. Not `structuredClone`: in Node 20
+ * its first call sets up a MessageChannel and loads the worker modules, several milliseconds of the startup
+ * of every `mcp serve`.
+ *
+ * @example
+ * ```ts
+ * const defaults = copyJson(["a", "b"]);
+ * ```
+ */
+export function copyJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * How deep {@linkcode canonicalJson} walks. It recurses, and is only ever given manifests and arguments that
+ * already passed validation (flat values), so the limit is never reached by a real call; it turns a value
+ * that would overflow the stack into a plain error instead.
+ */
+export const CANONICAL_JSON_MAX_DEPTH = 128;
+
+/**
+ * JSON with object keys sorted at every depth: one text for one value, whatever the insertion order. Throws
+ * a RangeError for a value nested deeper than {@linkcode CANONICAL_JSON_MAX_DEPTH} levels.
+ *
+ * @example
+ * ```ts
+ * canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }); // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ * ```
+ */
+export function canonicalJson(value: unknown): string {
+  return canonical(value, 0);
+}
+
+function canonical(value: unknown, depth: number): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (depth >= CANONICAL_JSON_MAX_DEPTH) {
+    throw new RangeError(
+      `canonical JSON: the value is nested deeper than ${CANONICAL_JSON_MAX_DEPTH} levels`,
+    );
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(record[k], depth + 1)}`).join(",")}}`;
+}
+
+/**
+ * `sha256:` followed by the hex digest of a text's UTF-8 bytes.
+ *
+ * @example
+ * ```ts
+ * await sha256Tag("abc"); // "sha256:ba7816bf…"
+ * ```
+ */
+export async function sha256Tag(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return `sha256:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

@@ -1,0 +1,50 @@
+// The source's layers: lib/runtime → lib/framing → lib/protocol → lib/command → cmd. A module imports from its
+// own layer or a lower one, never a higher one, and the leaf modules directly under lib/ (exit codes, JSON
+// helpers, the version) import only each other, so that every layer can use them.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ROOT } from "../helpers/run.ts";
+
+const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "cmd"];
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The layer's rank, -1 for a leaf module directly under lib/, undefined outside the layers. */
+function rank(path: string): number | undefined {
+  if (dirname(path) === "lib") return -1;
+  const index = LAYERS.findIndex((layer) => path.startsWith(`${layer}/`));
+  return index === -1 ? undefined : index;
+}
+
+function localImports(path: string): string[] {
+  const text = readFileSync(join(ROOT, path), "utf8");
+  const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((
+    match,
+  ) => match[1]!);
+  return specifiers.map((specifier) => relative(ROOT, join(ROOT, dirname(path), specifier)));
+}
+
+describe("source layers", () => {
+  it("no module imports from a layer above its own, and a leaf module under lib/ imports only leaves", () => {
+    const files = [...sources("lib"), ...sources("cmd")];
+    assert.ok(files.includes(join("lib", "json.ts")), "lib/json.ts is a leaf module");
+    const backEdges: string[] = [];
+    for (const file of files) {
+      const from = rank(file)!;
+      for (const target of localImports(file)) {
+        const to = rank(target);
+        if (to === undefined) continue;
+        if (from === -1 ? to !== -1 : to > from) backEdges.push(`${file} imports ${target}`);
+      }
+    }
+    assert.deepEqual(backEdges, []);
+  });
+});
