@@ -3,17 +3,17 @@
  * `--env-allow`, `--max-output-bytes` — and what they become: one place for `mcp serve`, `mcp listen` and
  * `mcp install`, so the three read them alike.
  */
-import { CommandError } from "../lib/command/command_error.ts";
-import { quoteCommandLine, splitCommandLine } from "../lib/command/command_line.ts";
-import type { FlagValues } from "../lib/command/contract.ts";
-import { STDOUT_BYTES } from "../lib/command/child_run.ts";
+import { CommandError } from "../lib/command/contract/command_error.ts";
+import { quoteCommandLine, splitCommandLine } from "../lib/command/cli/command_line.ts";
+import type { FlagValues } from "../lib/command/contract/contract.ts";
+import { STDOUT_BYTES } from "../lib/command/run/child_run.ts";
 import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { LiveExecCatalog } from "../lib/command/mcp/live_exec_catalog.ts";
 import { envAllowList, execEnvironment } from "../lib/command/mcp/exec_environment.ts";
 import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import type { ToolCatalog } from "../lib/protocol/mcp/tool_catalog.ts";
-import { limitMs } from "../lib/command/time_limit.ts";
+import { limitMs } from "../lib/command/run/time_limit.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { FRAMEWORK_VERSION } from "../lib/version.ts";
 
@@ -27,9 +27,13 @@ export const DEFAULT_WATCH_SECONDS = 2;
 export const EXEC_FLAGS = {
   exec: {
     type: "string",
-    description: "The CLI whose commands are served: a command line, split like a shell would but never run by one",
+    description:
+      "The CLI whose commands are served: a command line, split like a shell would but never run by one",
   },
-  cwd: { type: "string", description: "Working directory of the --exec CLI, for its manifest and every call" },
+  cwd: {
+    type: "string",
+    description: "Working directory of the --exec CLI, for its manifest and every call",
+  },
   "call-timeout": {
     type: "number",
     description:
@@ -42,7 +46,8 @@ export const EXEC_FLAGS = {
   },
   "max-output-bytes": {
     type: "integer",
-    description: `Most stdout bytes of a bridged call kept, the last ones; beyond it the first are dropped (default ${STDOUT_BYTES})`,
+    description:
+      `Most stdout bytes of a bridged call kept, the last ones; beyond it the first are dropped (default ${STDOUT_BYTES})`,
   },
   "watch-interval": {
     type: "number",
@@ -70,7 +75,9 @@ export function commandLineArgv(flag: string, line: string): string[] {
       suggestion: `quote the command line as a shell would: --${flag} "python3 'my tool.py' --profile dev"`,
     });
   }
-  if (split.argv.length === 0) throw new CommandError(ExitCode.ARG_ERROR, `--${flag} is empty: name a program`);
+  if (split.argv.length === 0) {
+    throw new CommandError(ExitCode.ARG_ERROR, `--${flag} is empty: name a program`);
+  }
   return split.argv;
 }
 
@@ -104,14 +111,24 @@ export function refuseWithoutExec(flags: ExecFlagValues): void {
  * const target = execTarget(exec, ctx.flags);
  * ```
  */
-export function execTarget(exec: string, flags: ExecFlagValues, cwd: string | undefined = flags.cwd): ExecTarget {
+export function execTarget(
+  exec: string,
+  flags: ExecFlagValues,
+  cwd: string | undefined = flags.cwd,
+): ExecTarget {
   const callTimeout = flags["call-timeout"];
   const maxOutputBytes = flags["max-output-bytes"];
   if (callTimeout !== undefined && !(callTimeout >= 0)) {
-    throw new CommandError(ExitCode.ARG_ERROR, `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`);
+    throw new CommandError(
+      ExitCode.ARG_ERROR,
+      `--call-timeout expects seconds >= 0 (0 = no limit), got ${callTimeout}`,
+    );
   }
   if (maxOutputBytes !== undefined && maxOutputBytes < 1024) {
-    throw new CommandError(ExitCode.ARG_ERROR, `--max-output-bytes expects at least 1024, got ${maxOutputBytes}`);
+    throw new CommandError(
+      ExitCode.ARG_ERROR,
+      `--max-output-bytes expects at least 1024, got ${maxOutputBytes}`,
+    );
   }
   const allowed = flags["env-allow"];
   const env = execEnvironment(allowed.length === 0 ? undefined : envAllowList(allowed));
@@ -136,7 +153,9 @@ export function execServeArgs(exec: string, flags: ExecFlagValues, cwd: string):
   const args = ["--exec", exec, "--cwd", cwd];
   if (flags["call-timeout"] !== undefined) args.push("--call-timeout", String(flags["call-timeout"]));
   for (const name of flags["env-allow"]) args.push("--env-allow", name);
-  if (flags["max-output-bytes"] !== undefined) args.push("--max-output-bytes", String(flags["max-output-bytes"]));
+  if (flags["max-output-bytes"] !== undefined) {
+    args.push("--max-output-bytes", String(flags["max-output-bytes"]));
+  }
   if (flags["watch-interval"] !== undefined) args.push("--watch-interval", String(flags["watch-interval"]));
   return args;
 }
@@ -165,15 +184,24 @@ export async function prepareExec(
   log: (message: string) => void,
 ): Promise<PreparedExec> {
   const watch = flags["watch-interval"] ?? DEFAULT_WATCH_SECONDS;
-  if (!(watch >= 0)) throw new CommandError(ExitCode.ARG_ERROR, `--watch-interval expects seconds >= 0 (0 = never), got ${watch}`);
+  if (!(watch >= 0)) {
+    throw new CommandError(
+      ExitCode.ARG_ERROR,
+      `--watch-interval expects seconds >= 0 (0 = never), got ${watch}`,
+    );
+  }
   const manifest = await loadExecManifest(target, signal);
   const identity = await loadExecIdentity(target, signal);
-  const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: flags["read-only"] }, { intervalMs: limitMs(watch), log });
+  const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: flags["read-only"] }, {
+    intervalMs: limitMs(watch),
+    log,
+  });
   const shown = quoteCommandLine(target.argv);
   return {
     catalog,
     serverInfo: { name: identity?.name ?? "toolwire", version: identity?.version ?? FRAMEWORK_VERSION },
-    instructions: `${identity?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
+    instructions:
+      `${identity?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
       "as a child process; results are its JSON envelope.",
   };
 }

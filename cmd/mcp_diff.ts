@@ -3,8 +3,8 @@
  * the tools a CLI's manifest maps to against a saved tool list or a live MCP server's, reported as data and
  * as exit code 80 when they differ, so CI can stop on it.
  */
-import { CommandError } from "../lib/command/command_error.ts";
-import { quoteCommandLine } from "../lib/command/command_line.ts";
+import { CommandError } from "../lib/command/contract/command_error.ts";
+import { quoteCommandLine } from "../lib/command/cli/command_line.ts";
 import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import {

@@ -6,9 +6,9 @@ import {
   installMcpServer,
   type McpInstallDefinition,
   type McpInstallFlags,
-} from "../lib/command/builtin_mcp_install.ts";
-import { CommandError } from "../lib/command/command_error.ts";
-import type { CommandDefinition } from "../lib/command/contract.ts";
+} from "../lib/command/builtins/mcp_install_command.ts";
+import { CommandError } from "../lib/command/contract/command_error.ts";
+import type { CommandDefinition } from "../lib/command/contract/contract.ts";
 import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { ExitCode } from "../lib/exit_code.ts";
@@ -19,9 +19,14 @@ const EXEC_INSTALL_FLAGS = {
   ...EXEC_FLAGS,
   exec: {
     type: "string",
-    description: "Register `toolwire mcp serve --exec` for this CLI instead of toolwire's own server; its manifest is checked first",
+    description:
+      "Register `toolwire mcp serve --exec` for this CLI instead of toolwire's own server; its manifest is checked first",
   },
-  cwd: { type: "string", description: "Working directory of the --exec CLI, registered as an absolute path (default: this directory)" },
+  cwd: {
+    type: "string",
+    description:
+      "Working directory of the --exec CLI, registered as an absolute path (default: this directory)",
+  },
 } as const;
 
 /**
@@ -80,7 +85,10 @@ export function withExecInstall(
       await loadExecManifest(target, ctx.signal);
       const defaultName = ctx.flags.name ?? (await loadExecIdentity(target, ctx.signal))?.name;
       if (defaultName === undefined) {
-        throw new CommandError(ExitCode.ARG_ERROR, "the CLI's --version names no tool: give the server a --name");
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          "the CLI's --version names no tool: give the server a --name",
+        );
       }
       return installMcpServer(ctx, {
         serveArgs: ["mcp", "serve", ...execServeArgs(exec, ctx.flags, cwd)],

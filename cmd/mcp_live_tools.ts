@@ -3,9 +3,9 @@
  * `initialize`, `notifications/initialized`, then `tools/list` page by page until no `nextCursor`, over raw
  * JSON lines — and end the server, whatever happened.
  */
-import { KILL_GRACE_MS, textTail } from "../lib/command/child_run.ts";
-import { CommandError } from "../lib/command/command_error.ts";
-import { quoteCommandLine } from "../lib/command/command_line.ts";
+import { KILL_GRACE_MS, textTail } from "../lib/command/run/child_run.ts";
+import { CommandError } from "../lib/command/contract/command_error.ts";
+import { quoteCommandLine } from "../lib/command/cli/command_line.ts";
 import { checkTools, type ListedTool } from "../lib/command/mcp/tool_diff.ts";
 import { ExitCode } from "../lib/exit_code.ts";
 import { LEGACY_VERSIONS } from "../lib/protocol/mcp/versions.ts";

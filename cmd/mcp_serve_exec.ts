@@ -3,8 +3,12 @@
  * the commands of any CLI that prints a manifest — in any language — with the same mapping, argument checks
  * and confirmation as a toolwire tool's own server (docs/toolwire.md).
  */
-import { type McpServeDefinition, type McpServeFlags, mcpServeLimits } from "../lib/command/builtin_mcp_serve.ts";
-import type { ProtocolCommandDefinition } from "../lib/command/contract.ts";
+import {
+  type McpServeDefinition,
+  type McpServeFlags,
+  mcpServeLimits,
+} from "../lib/command/builtins/mcp_serve_command.ts";
+import type { ProtocolCommandDefinition } from "../lib/command/contract/contract.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";
 import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_options.ts";
 
@@ -12,7 +16,8 @@ const SERVE_EXEC_FLAGS = {
   ...EXEC_FLAGS,
   exec: {
     ...EXEC_FLAGS.exec,
-    description: "Serve this CLI's commands instead of toolwire's: a command line, split like a shell would but never run by one",
+    description:
+      "Serve this CLI's commands instead of toolwire's: a command line, split like a shell would but never run by one",
   },
 } as const;
 
@@ -26,31 +31,42 @@ const SERVE_EXEC_FLAGS = {
  * registerMcpServe(tool, withExec);
  * ```
  */
-export function withExec(builtin: McpServeDefinition): ProtocolCommandDefinition<McpServeFlags & typeof SERVE_EXEC_FLAGS> {
+export function withExec(
+  builtin: McpServeDefinition,
+): ProtocolCommandDefinition<McpServeFlags & typeof SERVE_EXEC_FLAGS> {
   return {
     ...builtin,
-    description: "Serve MCP tools over stdio until stdin closes: toolwire's own commands, or with --exec those of any CLI that prints a manifest",
+    description:
+      "Serve MCP tools over stdio until stdin closes: toolwire's own commands, or with --exec those of any CLI that prints a manifest",
     danger_level: "destructive",
     flags: { ...builtin.flags, ...SERVE_EXEC_FLAGS },
     exit_codes: {
       ...builtin.exit_codes,
       "4": {
         name: "PRECONDITION",
-        description: "The --exec CLI printed no valid manifest (`<cli> --format json manifest`); the server did not start",
+        description:
+          "The --exec CLI printed no valid manifest (`<cli> --format json manifest`); the server did not start",
         retryable: false,
         side_effects: "none",
       },
       "5": {
         name: "NOT_FOUND",
-        description: "The --exec program or the --cwd directory does not exist or cannot be run; the server did not start",
+        description:
+          "The --exec program or the --cwd directory does not exist or cannot be run; the server did not start",
         retryable: false,
         side_effects: "none",
       },
     },
     examples: [
       ...builtin.examples ?? [],
-      { description: "Serve a Python CLI's commands", command: `toolwire mcp serve --exec "python3 tools/cli.py"` },
-      { description: "Serve only its safe commands, from a project directory", command: `toolwire mcp serve --exec "mytool --profile dev" --read-only --cwd ./project` },
+      {
+        description: "Serve a Python CLI's commands",
+        command: `toolwire mcp serve --exec "python3 tools/cli.py"`,
+      },
+      {
+        description: "Serve only its safe commands, from a project directory",
+        command: `toolwire mcp serve --exec "mytool --profile dev" --read-only --cwd ./project`,
+      },
     ],
     serve: async (ctx) => {
       const exec = ctx.flags.exec;

@@ -5,7 +5,7 @@
 import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
 import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
 import { mcpTool, servedCommands } from "../lib/command/mcp/tool_mapping.ts";
-import { renderPlainData } from "../lib/command/plain_text.ts";
+import { renderPlainData } from "../lib/command/cli/plain_text.ts";
 import type { Tool } from "../lib/command/tool.ts";
 import type { McpTool } from "../lib/protocol/mcp/mod.ts";
 import { commandLineArgv } from "./exec_options.ts";

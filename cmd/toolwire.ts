@@ -22,7 +22,8 @@ import { registerMcpSnapshot } from "./mcp_snapshot.ts";
 const tool = createTool({
   name: "toolwire",
   version: FRAMEWORK_VERSION,
-  description: "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
+  description:
+    "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
   replaceBuiltins: ["mcp.serve", "mcp.install"],
 });
 registerMcpServe(tool, withExec);

@@ -9,12 +9,26 @@ import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const common = { bundle: true, format: "esm", platform: "node", target: "node20", logLevel: "warning", absWorkingDir: root, write: false };
+const common = {
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  absWorkingDir: root,
+  write: false,
+};
 
 // Each bundle ships with a source map that carries the TypeScript sources, so a stack trace can be read
 // against lib/ (`node --enable-source-maps`) although the package ships no sources.
 for (const [entry, outfile] of [["mod.ts", "dist/mod.js"], ["cmd/toolwire.ts", "dist/cmd/toolwire.js"]]) {
-  const { outputFiles } = await build({ ...common, entryPoints: [entry], outfile, sourcemap: "linked", sourcesContent: true });
+  const { outputFiles } = await build({
+    ...common,
+    entryPoints: [entry],
+    outfile,
+    sourcemap: "linked",
+    sourcesContent: true,
+  });
   for (const file of outputFiles) {
     await writeFile(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text));
   }

@@ -14,14 +14,22 @@ const notesMain = fileURLToPath(new URL("../examples/notes/main.js", import.meta
 const home = mkdtempSync(join(tmpdir(), "notes-demo-"));
 
 const say = (text = "") => console.log(text);
-const show = (label: string, value: unknown) => say(`  ${label.padEnd(12)} ${typeof value === "string" ? value : JSON.stringify(value)}`);
+const show = (label: string, value: unknown) =>
+  say(`  ${label.padEnd(12)} ${typeof value === "string" ? value : JSON.stringify(value)}`);
 
 try {
   say(`$ node ${"dist/examples/notes/main.js"} mcp serve      (NOTES_HOME=${home})`);
   say();
-  const client = new Client({ name: "toolwire-demo", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  const client = new Client({ name: "toolwire-demo", version: "1.0.0" }, {
+    versionNegotiation: { mode: "auto" },
+  });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [notesMain, "mcp", "serve"], env: { NOTES_HOME: home }, stderr: "inherit" }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [notesMain, "mcp", "serve"],
+      env: { NOTES_HOME: home },
+      stderr: "inherit",
+    }),
   );
   const discovered = client.getDiscoverResult();
   say("→ server/discover");
@@ -44,8 +52,15 @@ try {
   const call = async (name: string, args: Record<string, unknown>) => {
     say(`→ tools/call ${name} ${JSON.stringify(args)}`);
     const result = await client.callTool({ name, arguments: args });
-    const envelope = result.structuredContent as { ok: boolean; data: unknown; error: { code: string; message: string } | null };
-    show(result.isError ? "isError" : "ok", envelope.ok ? envelope.data : `${envelope.error?.code}: ${envelope.error?.message}`);
+    const envelope = result.structuredContent as {
+      ok: boolean;
+      data: unknown;
+      error: { code: string; message: string } | null;
+    };
+    show(
+      result.isError ? "isError" : "ok",
+      envelope.ok ? envelope.data : `${envelope.error?.code}: ${envelope.error?.message}`,
+    );
     say();
   };
   await call("add", { title: "Buy milk", tag: ["home"] });

@@ -37,7 +37,11 @@ function step(title, command, args, env = {}, capture = false) {
     maxBuffer: 1 << 28,
   });
   if (capture) process.stdout.write(result.stdout);
-  console.log(`=== ${title}: ${result.status === 0 ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `=== ${title}: ${result.status === 0 ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${
+      ((Date.now() - started) / 1000).toFixed(1)
+    } s`,
+  );
   return { ok: result.status === 0, stdout: capture ? result.stdout.toString() : "" };
 }
 
@@ -54,21 +58,37 @@ const files = testFiles(join(root, "tests")).filter((file) => !filter || file.in
 const concurrency = "4";
 const results = [];
 
-results.push(step("tsc (library, examples, tests)", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.check.json"]).ok);
+results.push(
+  step("tsc (library, examples, tests)", process.execPath, [
+    join(root, "node_modules/typescript/bin/tsc"),
+    "-p",
+    "tsconfig.check.json",
+  ]).ok,
+);
 results.push(step("deno check", deno, ["check", "--quiet", "mod.ts", "cmd/", "examples/", "tests/"]).ok);
-results.push(step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]).ok);
+results.push(
+  step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]).ok,
+);
 results.push(step("bundle", process.execPath, [join(root, "scripts/bundle.mjs")]).ok);
 // The Python MCP SDK for the interop test: made once in .venv-interop/, skipped (and so is the test) without python3.
 if (files.some((file) => file.startsWith(join("tests", "interop")))) {
-  results.push(step("python interop setup", process.execPath, [join(root, "scripts/python_interop_setup.mjs")]).ok);
+  results.push(
+    step("python interop setup", process.execPath, [join(root, "scripts/python_interop_setup.mjs")]).ok,
+  );
 }
 if (only !== "deno") {
   // Dots on the console, failures in full at the end; the TAP file gives the counts.
   const reports = mkdtempSync(join(tmpdir(), "toolwire-tap-"));
   const tap = join(reports, "node.tap");
   const ran = step(`node --test (${files.length} files)`, process.execPath, [
-    "--import", "tsx", "--test", `--test-concurrency=${concurrency}`,
-    "--test-reporter=dot", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`,
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    "--test-reporter=dot",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tap}`,
     ...files,
   ]);
   const summary = readFileSync(tap, "utf8");
@@ -78,15 +98,31 @@ if (only !== "deno") {
   results.push(ran.ok);
 }
 if (only !== "node") {
-  const ran = step(`deno test (${files.length} files)`, deno, ["test", "-A", "--quiet", "--parallel", "--no-check", "--reporter=dot", ...files], {
+  const ran = step(`deno test (${files.length} files)`, deno, [
+    "test",
+    "-A",
+    "--quiet",
+    "--parallel",
+    "--no-check",
+    "--reporter=dot",
+    ...files,
+  ], {
     DENO_JOBS: concurrency,
     NO_COLOR: "1",
   }, true);
   // "ok | 27 passed (529 steps) | 0 failed | 1 ignored (4 steps)": describe blocks are tests, their cases steps.
-  const summary = ran.stdout.match(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?(?: \| (\d+) ignored(?: \((\d+) steps?\))?)?/);
+  const summary = ran.stdout.match(
+    /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?(?: \| (\d+) ignored(?: \((\d+) steps?\))?)?/,
+  );
   if (summary === null) console.log("deno test printed no summary line");
-  const [passed, passedSteps, failedTests, failedSteps, ignored, ignoredSteps] = (summary ?? []).slice(1).map((n) => n === undefined ? undefined : Number(n));
-  count(passedSteps ?? passed ?? 0, failedSteps ?? failedTests ?? (ran.ok ? 0 : 1), (ignored ?? 0) + (ignoredSteps ?? 0));
+  const [passed, passedSteps, failedTests, failedSteps, ignored, ignoredSteps] = (summary ?? []).slice(1).map(
+    (n) => n === undefined ? undefined : Number(n),
+  );
+  count(
+    passedSteps ?? passed ?? 0,
+    failedSteps ?? failedTests ?? (ran.ok ? 0 : 1),
+    (ignored ?? 0) + (ignoredSteps ?? 0),
+  );
   results.push(ran.ok);
 }
 

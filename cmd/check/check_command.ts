@@ -1,6 +1,6 @@
-import { CommandError } from "../../lib/command/command_error.ts";
+import { CommandError } from "../../lib/command/contract/command_error.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
-import { limitMs } from "../../lib/command/time_limit.ts";
+import { limitMs } from "../../lib/command/run/time_limit.ts";
 import type { Tool } from "../../lib/command/tool.ts";
 import { parsePrepareFailure } from "./prepare_failure.ts";
 import { renderReport } from "./report.ts";
@@ -19,7 +19,8 @@ export const CHECK_FAILED = 80;
  */
 export function registerCheck(tool: Tool): void {
   tool.command("check", {
-    description: "Check any CLI against REQ-C-032's acceptance criteria and the envelope and exit-code basics, from outside",
+    description:
+      "Check any CLI against REQ-C-032's acceptance criteria and the envelope and exit-code basics, from outside",
     // Probes only ask for help, pass flags that must be refused, and start and stop servers: nothing changes.
     danger_level: "safe",
     required_scopes: [],
@@ -32,19 +33,33 @@ export function registerCheck(tool: Tool): void {
       "prepare-failure": {
         type: "array",
         description:
-          "A protocol command and the arguments that make its preparation fail, as one command line (\"lsp --config missing.toml\"); checks ac05. Repeat for several",
+          'A protocol command and the arguments that make its preparation fail, as one command line ("lsp --config missing.toml"); checks ac05. Repeat for several',
       },
       "prepare-failure-env": {
         type: "array",
         description: "NAME=VALUE added to the environment of every --prepare-failure run; repeat for several",
       },
     },
-    positionals: [{ name: "cli", variadic: true, description: "The CLI to check: its program and leading arguments, after --" }],
+    positionals: [{
+      name: "cli",
+      variadic: true,
+      description: "The CLI to check: its program and leading arguments, after --",
+    }],
     // Each probe has its own limit; the whole run has none (a CLI with many commands takes a while).
     timeout_seconds: 0,
     exit_codes: {
-      "0": { name: "SUCCESS", description: "Every criterion passed or was skipped", retryable: false, side_effects: "none" },
-      "5": { name: "NOT_FOUND", description: "The CLI could not be started: the program does not exist or cannot run", retryable: false, side_effects: "none" },
+      "0": {
+        name: "SUCCESS",
+        description: "Every criterion passed or was skipped",
+        retryable: false,
+        side_effects: "none",
+      },
+      "5": {
+        name: "NOT_FOUND",
+        description: "The CLI could not be started: the program does not exist or cannot run",
+        retryable: false,
+        side_effects: "none",
+      },
       [String(CHECK_FAILED)]: {
         name: "CHECK_FAILED",
         description: "At least one criterion failed; data is the report, each failure with its evidence",
@@ -57,13 +72,21 @@ export function registerCheck(tool: Tool): void {
       { description: "Check a toolwire tool, as JSON", command: "toolwire --format json check -- notes" },
       {
         description: "Also check how a server fails while preparing",
-        command: "toolwire check --prepare-failure \"lsp --config missing.toml\" -- ./mytool",
+        command: 'toolwire check --prepare-failure "lsp --config missing.toml" -- ./mytool',
       },
     ],
     run: async (ctx) => {
       const probeTimeout = ctx.flags["probe-timeout"];
-      if (!(probeTimeout > 0)) throw new CommandError(ExitCode.ARG_ERROR, `--probe-timeout expects seconds > 0, got ${probeTimeout}`);
-      const prepareFailure = parsePrepareFailure(ctx.flags["prepare-failure"], ctx.flags["prepare-failure-env"]);
+      if (!(probeTimeout > 0)) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          `--probe-timeout expects seconds > 0, got ${probeTimeout}`,
+        );
+      }
+      const prepareFailure = parsePrepareFailure(
+        ctx.flags["prepare-failure"],
+        ctx.flags["prepare-failure-env"],
+      );
       const report = await runChecks(ctx.args.cli, {
         probeTimeoutMs: limitMs(probeTimeout),
         signal: ctx.signal,
@@ -71,11 +94,15 @@ export function registerCheck(tool: Tool): void {
       });
       if (report.summary.failed === 0) return report;
       const failed = report.criteria.filter((result) => result.status === "fail").map((result) => result.id);
-      throw new CommandError(CHECK_FAILED, `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}`, {
-        code: "CHECK_FAILED",
-        data: report,
-        suggestion: "each failed criterion in data.criteria names what broke and where",
-      });
+      throw new CommandError(
+        CHECK_FAILED,
+        `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}`,
+        {
+          code: "CHECK_FAILED",
+          data: report,
+          suggestion: "each failed criterion in data.criteria names what broke and where",
+        },
+      );
     },
     plain: renderReport,
   });

@@ -2,8 +2,8 @@
  * The criteria every command answers when it is run the two ways that change nothing: with `--help`, and
  * with a flag that must be refused before anything runs.
  */
-import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
-import { readEnvelope, validateEnvelope } from "../../lib/command/envelope_validation.ts";
+import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
+import { readEnvelope, validateEnvelope } from "../../lib/command/contract/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { nonEmptyLines, outcome } from "./evidence.ts";
@@ -23,11 +23,18 @@ export const INVALID_FLAG = "--definitely-not-a-flag";
  */
 export function checkHelp(ledger: Ledger, command: CheckedCommand, run: ChildRun): void {
   if (run.ending === "timeout") {
-    ledger.fail("ac06-help", `${show(command)} --help: did not exit with stdin left open (is it reading stdin?)`);
+    ledger.fail(
+      "ac06-help",
+      `${show(command)} --help: did not exit with stdin left open (is it reading stdin?)`,
+    );
     return;
   }
   const ok = run.exit.code === 0 && run.stdout.trim() !== "";
-  ledger.record("ac06-help", ok, `${show(command)} --help: ${outcome(run)}${run.stdout.trim() === "" ? ", nothing on stdout" : ""}`);
+  ledger.record(
+    "ac06-help",
+    ok,
+    `${show(command)} --help: ${outcome(run)}${run.stdout.trim() === "" ? ", nothing on stdout" : ""}`,
+  );
 }
 
 /**
@@ -47,7 +54,13 @@ export function checkProtocolInvalidFlag(ledger: Ledger, command: CheckedCommand
     ...("problems" in read ? [`last stderr line is not an envelope (${read.problems.join(", ")})`] : []),
     ...(code === undefined || code === "ARG_ERROR" ? [] : [`error.code ${code}, expected ARG_ERROR`]),
   ];
-  ledger.record("ac04-invalid-flag", problems.length === 0, `${show(command)} ${INVALID_FLAG}: ${problems.length === 0 ? "exit 2, stdout empty, ARG_ERROR envelope last on stderr" : problems.join("; ")}`);
+  ledger.record(
+    "ac04-invalid-flag",
+    problems.length === 0,
+    `${show(command)} ${INVALID_FLAG}: ${
+      problems.length === 0 ? "exit 2, stdout empty, ARG_ERROR envelope last on stderr" : problems.join("; ")
+    }`,
+  );
 }
 
 /**
@@ -77,7 +90,12 @@ export function checkOrdinaryInvalidFlag(ledger: Ledger, command: CheckedCommand
  * observeOrdinaryRun(ledger, command, "list --definitely-not-a-flag", run);
  * ```
  */
-export function observeOrdinaryRun(ledger: Ledger, command: CheckedCommand | undefined, label: string, run: ChildRun): void {
+export function observeOrdinaryRun(
+  ledger: Ledger,
+  command: CheckedCommand | undefined,
+  label: string,
+  run: ChildRun,
+): void {
   if (run.ending === "timeout") {
     ledger.fail("ac13-one-envelope", `${label}: did not exit in time`);
     return;
@@ -86,17 +104,35 @@ export function observeOrdinaryRun(ledger: Ledger, command: CheckedCommand | und
   const last = lastLine(run.stdout);
   const problems = last === "" ? ["stdout is empty"] : validateEnvelope(parseJson(last));
   const oneLine = lines.length === 1 && problems.length === 0;
-  ledger.record("ac13-one-envelope", oneLine, `${label}: ${oneLine ? "one envelope line" : `${lines.length} stdout lines${problems.length > 0 ? `, last: ${problems.join(", ")}` : ""}`}`);
+  ledger.record(
+    "ac13-one-envelope",
+    oneLine,
+    `${label}: ${
+      oneLine
+        ? "one envelope line"
+        : `${lines.length} stdout lines${problems.length > 0 ? `, last: ${problems.join(", ")}` : ""}`
+    }`,
+  );
   const raw = parseJson(last);
   if (isRecord(raw) && typeof raw.ok === "boolean") {
     const exitCode = isRecord(raw.meta) ? raw.meta.exit_code : undefined;
     const ok = raw.ok === (run.exit.code === 0) && exitCode === run.exit.code;
-    ledger.record("ac13-ok-exit-code", ok, `${label}: ok ${raw.ok}, meta.exit_code ${String(exitCode)}, process exit ${run.exit.code}`);
+    ledger.record(
+      "ac13-ok-exit-code",
+      ok,
+      `${label}: ok ${raw.ok}, meta.exit_code ${String(exitCode)}, process exit ${run.exit.code}`,
+    );
   }
-  const table = command !== undefined && isRecord(command.entry.exit_codes) ? command.entry.exit_codes : undefined;
+  const table = command !== undefined && isRecord(command.entry.exit_codes)
+    ? command.entry.exit_codes
+    : undefined;
   if (table !== undefined) {
     const declared = Object.hasOwn(table, String(run.exit.code));
-    ledger.record("ac13-declared-exit-codes", declared, `${label}: exit ${run.exit.code} ${declared ? "is" : "is not"} declared`);
+    ledger.record(
+      "ac13-declared-exit-codes",
+      declared,
+      `${label}: exit ${run.exit.code} ${declared ? "is" : "is not"} declared`,
+    );
   }
 }
 
@@ -108,7 +144,16 @@ export function observeOrdinaryRun(ledger: Ledger, command: CheckedCommand | und
  * checkFrameworkFlagRefused(ledger, command, "dry-run", run);
  * ```
  */
-export function checkFrameworkFlagRefused(ledger: Ledger, command: CheckedCommand, flag: string, run: ChildRun): void {
+export function checkFrameworkFlagRefused(
+  ledger: Ledger,
+  command: CheckedCommand,
+  flag: string,
+  run: ChildRun,
+): void {
   const ok = run.ending === "exited" && run.exit.code === ExitCode.ARG_ERROR && run.stdout === "";
-  ledger.record("ac12-framework-flags-refused", ok, `${show(command)} --${flag}: ${outcome(run)}${run.stdout === "" ? "" : ", stdout not empty"}`);
+  ledger.record(
+    "ac12-framework-flags-refused",
+    ok,
+    `${show(command)} --${flag}: ${outcome(run)}${run.stdout === "" ? "" : ", stdout not empty"}`,
+  );
 }

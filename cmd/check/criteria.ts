@@ -20,27 +20,87 @@ export interface CriterionResult {
 
 /** Every criterion, in report order. */
 export const CRITERIA = [
-  ["manifest-envelope", "`<cli> --format json manifest` exits 0 with exactly one line on stdout: an envelope with ok: true (REQ-O-041, REQ-F-004)"],
-  ["manifest-schema", "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals (REQ-O-041)"],
-  ["ac01-stdout-protocol-fields", "The manifest shows stdout: \"protocol\" and a kebab-case protocol name on every protocol server command, and neither field on any other command"],
-  ["ac02-pairing", "No command declares stdout: \"protocol\" without protocol, or protocol without stdout: \"protocol\" (what registration must refuse, as the manifest shows it)"],
-  ["ac03-forbidden-fields", "No protocol command declares a field that does not combine with it (passthrough, child_log, stdin, interactive, output_*, async, background, confirm_flag, safe_default …)"],
-  ["ac04-invalid-flag", "On a protocol command an invalid flag exits 2 with stdout empty, and in JSON mode the last stderr line is an envelope with error.code ARG_ERROR"],
-  ["ac05-prepare-failure", "A failure while preparing to serve (caused as --prepare-failure says) exits non-zero with a declared code (2 only for a refused flag), writes nothing to stdout, writes to stderr, and in JSON mode ends stderr with exactly one envelope, ok false"],
-  ["ac06-help", "`<cli> <cmd> --help` prints help to stdout and exits 0 without reading stdin (stdin is left open)"],
-  ["ac07-stdout-purity", "Once serving begins every stdout byte is a protocol message (mcp-stdio lines, LSP or DAP Content-Length frames), and the first response answers the client's first request"],
-  ["ac08-malformed-request", "A malformed request is answered inside the protocol (JSON-RPC -32700 or an error with id null; DAP an output event or a failed response) and the server keeps serving; a header without a usable Content-Length is answered too, then the server serves on or ends with a declared code"],
+  [
+    "manifest-envelope",
+    "`<cli> --format json manifest` exits 0 with exactly one line on stdout: an envelope with ok: true (REQ-O-041, REQ-F-004)",
+  ],
+  [
+    "manifest-schema",
+    "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals (REQ-O-041)",
+  ],
+  [
+    "ac01-stdout-protocol-fields",
+    'The manifest shows stdout: "protocol" and a kebab-case protocol name on every protocol server command, and neither field on any other command',
+  ],
+  [
+    "ac02-pairing",
+    'No command declares stdout: "protocol" without protocol, or protocol without stdout: "protocol" (what registration must refuse, as the manifest shows it)',
+  ],
+  [
+    "ac03-forbidden-fields",
+    "No protocol command declares a field that does not combine with it (passthrough, child_log, stdin, interactive, output_*, async, background, confirm_flag, safe_default …)",
+  ],
+  [
+    "ac04-invalid-flag",
+    "On a protocol command an invalid flag exits 2 with stdout empty, and in JSON mode the last stderr line is an envelope with error.code ARG_ERROR",
+  ],
+  [
+    "ac05-prepare-failure",
+    "A failure while preparing to serve (caused as --prepare-failure says) exits non-zero with a declared code (2 only for a refused flag), writes nothing to stdout, writes to stderr, and in JSON mode ends stderr with exactly one envelope, ok false",
+  ],
+  [
+    "ac06-help",
+    "`<cli> <cmd> --help` prints help to stdout and exits 0 without reading stdin (stdin is left open)",
+  ],
+  [
+    "ac07-stdout-purity",
+    "Once serving begins every stdout byte is a protocol message (mcp-stdio lines, LSP or DAP Content-Length frames), and the first response answers the client's first request",
+  ],
+  [
+    "ac08-malformed-request",
+    "A malformed request is answered inside the protocol (JSON-RPC -32700 or an error with id null; DAP an output event or a failed response) and the server keeps serving; a header without a usable Content-Length is answered too, then the server serves on or ends with a declared code",
+  ],
   ["ac09-stdin-eof", "Closing the server's stdin ends it with exit 0 and no envelope on stderr"],
-  ["ac10-sigterm", "SIGTERM while serving ends the server with 143, and in JSON mode the last stderr line is an envelope"],
-  ["ac11-idle-not-killed", "A server idle past its --timeout after serving began is not ended by the framework"],
-  ["ac12-framework-flags-refused", "A protocol command refuses --idempotency-key, --dry-run, --output and --confirm-destructive (exit 2, stdout empty)"],
-  ["ac13-one-envelope", "A command without stdout: \"protocol\" prints, with --format json, exactly one line on stdout: an envelope with exactly ok, data, error, warnings, meta (REQ-F-004, REQ-F-006)"],
-  ["ac13-ok-exit-code", "ok is true exactly when the exit code is 0, and meta.exit_code is the process's exit code (REQ-F-004)"],
-  ["ac13-declared-exit-codes", "Every exit code observed is in the command's declared exit_codes (REQ-C-001)"],
-  ["ac13-invalid-flag", "On a command without stdout: \"protocol\" an invalid flag exits 2 with error.code ARG_ERROR (REQ-F-002, REQ-C-006)"],
-  ["ac13-idempotency-key", "Mutating and destructive commands without stdout: \"protocol\" declare --idempotency-key (REQ-C-007)"],
-  ["ac14-mcp-false-shown", "The manifest shows mcp: false on every command the tool's MCP server leaves out, and no mcp field on any other command"],
-  ["ac15-mcp-false-refused", "`mcp serve` lists no command marked mcp: false, and a call naming one is answered with a protocol error, not run"],
+  [
+    "ac10-sigterm",
+    "SIGTERM while serving ends the server with 143, and in JSON mode the last stderr line is an envelope",
+  ],
+  [
+    "ac11-idle-not-killed",
+    "A server idle past its --timeout after serving began is not ended by the framework",
+  ],
+  [
+    "ac12-framework-flags-refused",
+    "A protocol command refuses --idempotency-key, --dry-run, --output and --confirm-destructive (exit 2, stdout empty)",
+  ],
+  [
+    "ac13-one-envelope",
+    'A command without stdout: "protocol" prints, with --format json, exactly one line on stdout: an envelope with exactly ok, data, error, warnings, meta (REQ-F-004, REQ-F-006)',
+  ],
+  [
+    "ac13-ok-exit-code",
+    "ok is true exactly when the exit code is 0, and meta.exit_code is the process's exit code (REQ-F-004)",
+  ],
+  [
+    "ac13-declared-exit-codes",
+    "Every exit code observed is in the command's declared exit_codes (REQ-C-001)",
+  ],
+  [
+    "ac13-invalid-flag",
+    'On a command without stdout: "protocol" an invalid flag exits 2 with error.code ARG_ERROR (REQ-F-002, REQ-C-006)',
+  ],
+  [
+    "ac13-idempotency-key",
+    'Mutating and destructive commands without stdout: "protocol" declare --idempotency-key (REQ-C-007)',
+  ],
+  [
+    "ac14-mcp-false-shown",
+    "The manifest shows mcp: false on every command the tool's MCP server leaves out, and no mcp field on any other command",
+  ],
+  [
+    "ac15-mcp-false-refused",
+    "`mcp serve` lists no command marked mcp: false, and a call naming one is answered with a protocol error, not run",
+  ],
   ["ac16-no-mcp-true", "No command carries mcp: true, which fails validation against the manifest schema"],
 ] as const;
 
@@ -96,12 +156,22 @@ export class Ledger {
   results(): CriterionResult[] {
     return CRITERIA.map(([id, criterion]) => {
       const observations = this.#observations.get(id) ?? [];
-      const notes = (status: CriterionStatus) => observations.filter((o) => o.status === status).map((o) => o.note);
+      const notes = (status: CriterionStatus) =>
+        observations.filter((o) => o.status === status).map((o) => o.note);
       const [failed, passed, skipped] = [notes("fail"), notes("pass"), notes("skip")];
       const status: CriterionStatus = failed.length > 0 ? "fail" : passed.length > 0 ? "pass" : "skip";
       // Every failure is shown; what passed is summarised once it gets long.
-      const evidence = [...failed, ...capped(passed, MAX_NOTES, "passed"), ...capped(skipped, MAX_NOTES, "skipped")];
-      return { id, criterion, status, evidence: evidence.length === 0 ? "nothing to observe" : evidence.join("; ") };
+      const evidence = [
+        ...failed,
+        ...capped(passed, MAX_NOTES, "passed"),
+        ...capped(skipped, MAX_NOTES, "skipped"),
+      ];
+      return {
+        id,
+        criterion,
+        status,
+        evidence: evidence.length === 0 ? "nothing to observe" : evidence.join("; "),
+      };
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Reading what a probe printed, and saying it briefly in a report's evidence.
  */
-import type { ChildRun } from "../../lib/command/child_run.ts";
+import type { ChildRun } from "../../lib/command/run/child_run.ts";
 
 /**
  * How a probe ended, in a few words.
@@ -26,7 +26,6 @@ export function outcome(run: ChildRun): string {
 export function nonEmptyLines(text: string): string[] {
   return text.split("\n").filter((line) => line.trim() !== "");
 }
-
 
 /**
  * A text cut to fit in one line of evidence.

@@ -2,11 +2,11 @@
  * The criteria a CLI's manifest alone can answer: the manifest envelope, the manifest rules, and REQ-C-032's
  * fields — `stdout`/`protocol`, the fields that do not combine, `mcp` — as the manifest shows them.
  */
-import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
-import { readEnvelope } from "../../lib/command/envelope_validation.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/framework_flags.ts";
-import { validateManifest } from "../../lib/command/manifest_validation.ts";
-import { PROTOCOL_FORBIDDEN } from "../../lib/command/registration_rules.ts";
+import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
+import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/contract/framework_flags.ts";
+import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
+import { PROTOCOL_FORBIDDEN } from "../../lib/command/contract/registration_rules.ts";
 import { observeOrdinaryRun } from "./command_checks.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines } from "./evidence.ts";
@@ -31,9 +31,17 @@ export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] |
     ...(run.exit.code === 0 ? [] : [`exited ${run.exit.code}`]),
     ...(lines.length === 1 ? [] : [`${lines.length} lines on stdout`]),
     ...("problems" in read ? [`last stdout line is not an envelope: ${read.problems.join(", ")}`] : []),
-    ...(envelope !== undefined && !envelope.ok ? [`ok is false: ${envelope.error?.code}: ${envelope.error?.message}`] : []),
+    ...(envelope !== undefined && !envelope.ok
+      ? [`ok is false: ${envelope.error?.code}: ${envelope.error?.message}`]
+      : []),
   ];
-  ledger.record("manifest-envelope", problems.length === 0, problems.length === 0 ? "manifest: one envelope line, exit 0" : `manifest: ${problems.join("; ")}${stderrHint(run)}`);
+  ledger.record(
+    "manifest-envelope",
+    problems.length === 0,
+    problems.length === 0
+      ? "manifest: one envelope line, exit 0"
+      : `manifest: ${problems.join("; ")}${stderrHint(run)}`,
+  );
   const data = envelope?.ok ? envelope.data : undefined;
   if (!isRecord(data) || !isRecord(data.commands)) return undefined;
 
@@ -54,12 +62,19 @@ export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] |
       ledger.fail("ac02-pairing", issue.message);
     }
     if (pairing.length === 0 && isProtocol(command)) {
-      ledger.pass("ac01-stdout-protocol-fields", `${show(command)}: stdout protocol, protocol ${String(command.entry.protocol)}`);
+      ledger.pass(
+        "ac01-stdout-protocol-fields",
+        `${show(command)}: stdout protocol, protocol ${String(command.entry.protocol)}`,
+      );
     }
     if (isProtocol(command)) {
-      const combined = own.filter((issue) => forbidden.has(issue.field) || issue.field === "requires_confirmation");
+      const combined = own.filter((issue) =>
+        forbidden.has(issue.field) || issue.field === "requires_confirmation"
+      );
       for (const issue of combined) ledger.fail("ac03-forbidden-fields", issue.message);
-      if (combined.length === 0) ledger.pass("ac03-forbidden-fields", `${show(command)}: no field that does not combine`);
+      if (combined.length === 0) {
+        ledger.pass("ac03-forbidden-fields", `${show(command)}: no field that does not combine`);
+      }
       for (const issue of own.filter((issue) => frameworkFlagFields.has(issue.field))) {
         ledger.fail("ac12-framework-flags-refused", `manifest: ${issue.message}`);
       }
@@ -67,11 +82,18 @@ export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] |
     checkIdempotencyFlag(ledger, command);
     if (command.entry.mcp === true) ledger.fail("ac16-no-mcp-true", `${show(command)}: mcp: true`);
   }
-  if (!commands.some(isProtocol)) ledger.pass("ac01-stdout-protocol-fields", "no command declares stdout or protocol");
-  if (!issues.some((issue) => issue.field === "stdout" || issue.field === "protocol")) {
-    ledger.pass("ac02-pairing", "every stdout and protocol field is paired (judged from the manifest; registration happens inside the CLI)");
+  if (!commands.some(isProtocol)) {
+    ledger.pass("ac01-stdout-protocol-fields", "no command declares stdout or protocol");
   }
-  if (!commands.some((command) => command.entry.mcp === true)) ledger.pass("ac16-no-mcp-true", "no command carries mcp: true");
+  if (!issues.some((issue) => issue.field === "stdout" || issue.field === "protocol")) {
+    ledger.pass(
+      "ac02-pairing",
+      "every stdout and protocol field is paired (judged from the manifest; registration happens inside the CLI)",
+    );
+  }
+  if (!commands.some((command) => command.entry.mcp === true)) {
+    ledger.pass("ac16-no-mcp-true", "no command carries mcp: true");
+  }
   return commands;
 }
 
@@ -80,7 +102,13 @@ function checkIdempotencyFlag(ledger: Ledger, command: CheckedCommand): void {
   if (isProtocol(command) || entry.arguments === "passthrough" || entry.danger_level === "safe") return;
   const flags = isRecord(entry.flags) ? entry.flags : {};
   const declared = Object.hasOwn(flags, "idempotency-key");
-  ledger.record("ac13-idempotency-key", declared, `${show(command)} (${String(entry.danger_level)}): ${declared ? "declares" : "does not declare"} --idempotency-key`);
+  ledger.record(
+    "ac13-idempotency-key",
+    declared,
+    `${show(command)} (${String(entry.danger_level)}): ${
+      declared ? "declares" : "does not declare"
+    } --idempotency-key`,
+  );
 }
 
 function stderrHint(run: ChildRun): string {

@@ -48,8 +48,15 @@ export class McpProbe implements ProtocolProbe {
   /** Opens the session; ok when the very first stdout line answers `server/discover`. */
   async open(): Promise<Seen> {
     const { firstLine, response } = await this.discover();
-    if (response !== undefined) return { ok: true, note: `the first stdout line answers server/discover (${this.#era} era)` };
-    return { ok: false, note: firstLine === undefined ? "no stdout line in time" : `the first stdout line is not the response: ${clip(firstLine)}` };
+    if (response !== undefined) {
+      return { ok: true, note: `the first stdout line answers server/discover (${this.#era} era)` };
+    }
+    return {
+      ok: false,
+      note: firstLine === undefined
+        ? "no stdout line in time"
+        : `the first stdout line is not the response: ${clip(firstLine)}`,
+    };
   }
 
   /** Sends a line that is not JSON, then `tools/list`; ok when the first gets -32700 and the second an answer. */
@@ -73,7 +80,9 @@ export class McpProbe implements ProtocolProbe {
    */
   async discover(): Promise<{ firstLine: string | undefined; response: RpcResponse | undefined }> {
     const id = this.#id();
-    await this.#session.send(JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: modernMeta() } }));
+    await this.#session.send(
+      JSON.stringify({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: modernMeta() } }),
+    );
     const firstLine = await this.#session.nextLine(this.#timeoutMs);
     const response = parseResponse(firstLine);
     if (response?.id !== id) return { firstLine, response: undefined };
@@ -82,7 +91,11 @@ export class McpProbe implements ProtocolProbe {
       this.#era = "modern";
       return { firstLine, response };
     }
-    await this.request("initialize", { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
+    await this.request("initialize", {
+      protocolVersion: LEGACY_VERSION,
+      capabilities: {},
+      clientInfo: CLIENT_INFO,
+    });
     await this.#session.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     return { firstLine, response };
   }

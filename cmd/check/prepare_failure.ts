@@ -5,10 +5,10 @@
  * file, say). Each trigger is run twice with stdin at EOF — with `--format json` and with `--format plain` — and
  * neither run may write to stdout.
  */
-import { type ChildRun, lastLine } from "../../lib/command/child_run.ts";
-import { CommandError } from "../../lib/command/command_error.ts";
-import { quoteCommandLine, splitCommandLine } from "../../lib/command/command_line.ts";
-import { readEnvelope } from "../../lib/command/envelope_validation.ts";
+import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
+import { CommandError } from "../../lib/command/contract/command_error.ts";
+import { quoteCommandLine, splitCommandLine } from "../../lib/command/cli/command_line.ts";
+import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines, outcome } from "./evidence.ts";

@@ -20,6 +20,9 @@ export function renderReport(data: unknown): string {
     lines.push(`${" ".repeat(width + 8)}${result.evidence}`);
   }
   const { passed, failed, skipped } = report.summary;
-  lines.push("", `${report.criteria.length} criteria: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  lines.push(
+    "",
+    `${report.criteria.length} criteria: ${passed} passed, ${failed} failed, ${skipped} skipped`,
+  );
   return lines.join("\n");
 }

@@ -6,12 +6,18 @@
  * call naming an `mcp: false` tool carries an argument no command takes, a preparation failure is the
  * user's own trigger, and every probe has a time limit after which its process group is killed.
  */
-import { runChild } from "../../lib/command/child_run.ts";
-import { CommandError } from "../../lib/command/command_error.ts";
-import { quoteCommandLine } from "../../lib/command/command_line.ts";
+import { runChild } from "../../lib/command/run/child_run.ts";
+import { CommandError } from "../../lib/command/contract/command_error.ts";
+import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/framework_flags.ts";
-import { checkFrameworkFlagRefused, checkHelp, checkOrdinaryInvalidFlag, checkProtocolInvalidFlag, INVALID_FLAG } from "./command_checks.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/contract/framework_flags.ts";
+import {
+  checkFrameworkFlagRefused,
+  checkHelp,
+  checkOrdinaryInvalidFlag,
+  checkProtocolInvalidFlag,
+  INVALID_FLAG,
+} from "./command_checks.ts";
 import { type CriterionResult, Ledger } from "./criteria.ts";
 import { checkManifest } from "./manifest_checks.ts";
 import { allEnv } from "../../lib/runtime/mod.ts";
@@ -56,7 +62,11 @@ const STDERR_KEPT_BYTES = 64 * 1024;
  */
 export async function runChecks(cli: readonly string[], options: CheckOptions): Promise<CheckReport> {
   const ledger = new Ledger();
-  const probe = (argv: readonly string[], stdin: "null" | "open" = "null", env: Record<string, string> = {}) =>
+  const probe = (
+    argv: readonly string[],
+    stdin: "null" | "open" = "null",
+    env: Record<string, string> = {},
+  ) =>
     runChild([...cli, ...argv], {
       timeoutMs: options.probeTimeoutMs,
       signal: options.signal,
@@ -76,9 +86,13 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     });
   }
   const commands = checkManifest(ledger, manifestRun);
-  if (commands === undefined) return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
+  if (commands === undefined) {
+    return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
+  }
   // A trigger naming no protocol command is the user's mistake: said before any session runs.
-  const triggers = options.prepareFailure === undefined ? [] : resolveTriggers(commands, options.prepareFailure.triggers);
+  const triggers = options.prepareFailure === undefined
+    ? []
+    : resolveTriggers(commands, options.prepareFailure.triggers);
 
   const runnable = commands.filter((command) => {
     if (command.entry.arguments !== "passthrough") return true;
@@ -97,35 +111,68 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     else checkOrdinaryInvalidFlag(ledger, command, refused);
   });
   const servers = runnable.filter(isProtocol);
-  const withFlags = servers.flatMap((command) => Object.keys(COMMAND_FRAMEWORK_FLAGS).map((flag) => ({ command, flag })));
+  const withFlags = servers.flatMap((command) =>
+    Object.keys(COMMAND_FRAMEWORK_FLAGS).map((flag) => ({ command, flag }))
+  );
   const flagged = await mapLimited(withFlags, CONCURRENCY, ({ command, flag }) => {
     const value = flag === "dry-run" || flag === "confirm-destructive" ? "" : "=toolwire-check";
     return probe(["--format", "json", ...command.words, `--${flag}${value}`]);
   });
-  withFlags.forEach(({ command, flag }, index) => checkFrameworkFlagRefused(ledger, command, flag, flagged[index]!));
+  withFlags.forEach(({ command, flag }, index) =>
+    checkFrameworkFlagRefused(ledger, command, flag, flagged[index]!)
+  );
   for (const command of servers) await checkServer(ledger, cli, command, options);
   if (servers.length === 0) {
-    for (const id of ["ac04-invalid-flag", "ac05-prepare-failure", "ac07-stdout-purity", "ac08-malformed-request", "ac09-stdin-eof", "ac10-sigterm", "ac11-idle-not-killed", "ac12-framework-flags-refused"] as const) {
+    for (
+      const id of [
+        "ac04-invalid-flag",
+        "ac05-prepare-failure",
+        "ac07-stdout-purity",
+        "ac08-malformed-request",
+        "ac09-stdin-eof",
+        "ac10-sigterm",
+        "ac11-idle-not-killed",
+        "ac12-framework-flags-refused",
+      ] as const
+    ) {
       ledger.skip(id, "the CLI has no protocol command");
     }
   } else if (triggers.length === 0) {
-    ledger.skip("ac05-prepare-failure", "not checked: how to make preparation fail is specific to the CLI; say it with --prepare-failure \"<command> <arguments>\" (and --prepare-failure-env NAME=VALUE)");
+    ledger.skip(
+      "ac05-prepare-failure",
+      'not checked: how to make preparation fail is specific to the CLI; say it with --prepare-failure "<command> <arguments>" (and --prepare-failure-env NAME=VALUE)',
+    );
   }
-  await checkPrepareFailure(ledger, triggers, options.prepareFailure?.env ?? {}, (argv, env) => probe(argv, "null", env));
+  await checkPrepareFailure(
+    ledger,
+    triggers,
+    options.prepareFailure?.env ?? {},
+    (argv, env) => probe(argv, "null", env),
+  );
   await checkMcpToolList(ledger, cli, commands, options);
   return report(cli, ledger);
 }
 
 function report(cli: readonly string[], ledger: Ledger, missing?: string): CheckReport {
   const criteria = ledger.results().map((result) =>
-    missing !== undefined && result.status === "skip" && result.evidence === "nothing to observe" ? { ...result, evidence: missing } : result
+    missing !== undefined && result.status === "skip" && result.evidence === "nothing to observe"
+      ? { ...result, evidence: missing }
+      : result
   );
   const count = (status: string) => criteria.filter((result) => result.status === status).length;
-  return { cli: quoteCommandLine(cli), summary: { passed: count("pass"), failed: count("fail"), skipped: count("skip") }, criteria };
+  return {
+    cli: quoteCommandLine(cli),
+    summary: { passed: count("pass"), failed: count("fail"), skipped: count("skip") },
+    criteria,
+  };
 }
 
 /** `work` on every item, at most `limit` at once; the results in the items' order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

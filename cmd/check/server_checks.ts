@@ -2,12 +2,19 @@
  * The criteria only a live protocol server answers — what it writes once serving begins, how it ends — and
  * the tool list of its `mcp serve`, each in a session with a time limit on every wait.
  */
-import { lastLine } from "../../lib/command/child_run.ts";
-import { readEnvelope } from "../../lib/command/envelope_validation.ts";
+import { lastLine } from "../../lib/command/run/child_run.ts";
+import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
 import { ExitCode } from "../../lib/exit_code.ts";
 import type { Ledger } from "./criteria.ts";
 import { McpProbe } from "./mcp_probe.ts";
-import { framingOf, isFramed, probeFor, type ProtocolProbe, type Seen, SPOKEN_PROTOCOLS } from "./protocol_probe.ts";
+import {
+  framingOf,
+  isFramed,
+  probeFor,
+  type ProtocolProbe,
+  type Seen,
+  SPOKEN_PROTOCOLS,
+} from "./protocol_probe.ts";
 import { type Framing, ServerSession } from "./server_session.ts";
 import { toolName } from "../../lib/command/mcp/tool_mapping.ts";
 import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
@@ -36,7 +43,12 @@ const IDLE_WATCH_MS = 2_500;
  * await checkServer(ledger, ["notes"], command, options);
  * ```
  */
-export async function checkServer(ledger: Ledger, cli: readonly string[], command: CheckedCommand, options: SessionOptions): Promise<void> {
+export async function checkServer(
+  ledger: Ledger,
+  cli: readonly string[],
+  command: CheckedCommand,
+  options: SessionOptions,
+): Promise<void> {
   const argv = [...cli, "--format", "json", ...command.words];
   const label = show(command);
   const protocol = String(command.entry.protocol);
@@ -46,9 +58,14 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
   // Each session may run into the same stray output; it is reported once.
   const impurities = new Set<string>();
   const purity = (probe: ProtocolProbe | undefined, opened?: Seen) => {
-    const impurity = probe?.impurity === undefined || impurities.has(probe.impurity) ? undefined : probe.impurity;
+    const impurity = probe?.impurity === undefined || impurities.has(probe.impurity)
+      ? undefined
+      : probe.impurity;
     if (impurity !== undefined) impurities.add(impurity);
-    const problems = [...(opened?.ok === false ? [opened.note] : []), ...(impurity === undefined ? [] : [impurity])];
+    const problems = [
+      ...(opened?.ok === false ? [opened.note] : []),
+      ...(impurity === undefined ? [] : [impurity]),
+    ];
     if (problems.length > 0) ledger.fail("ac07-stdout-purity", `${label}: ${problems.join("; ")}`);
     else if (opened !== undefined) ledger.pass("ac07-stdout-purity", `${label}: ${opened.note}`);
   };
@@ -59,8 +76,12 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
       for (const id of ["ac07-stdout-purity", "ac08-malformed-request"] as const) ledger.skip(id, unspoken);
     } else {
       const opened = await probe.open();
-      if (probe.lost) ledger.skip("ac08-malformed-request", `${label}: not checked, its stdout could not be read as ${protocol} messages (see ac07)`);
-      else {
+      if (probe.lost) {
+        ledger.skip(
+          "ac08-malformed-request",
+          `${label}: not checked, its stdout could not be read as ${protocol} messages (see ac07)`,
+        );
+      } else {
         const malformed = await probe.malformed();
         ledger.record("ac08-malformed-request", malformed.ok, `${label}: ${malformed.note}`);
       }
@@ -68,14 +89,25 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
     }
     if (server.ended) {
       const gone = await server.waitExit(options.probeTimeoutMs);
-      ledger.skip("ac09-stdin-eof", `${label}: not checked, the server ended (${gone === undefined ? "its stdout closed" : `exit ${gone.code}`}) before its stdin was closed`);
+      ledger.skip(
+        "ac09-stdin-eof",
+        `${label}: not checked, the server ended (${
+          gone === undefined ? "its stdout closed" : `exit ${gone.code}`
+        }) before its stdin was closed`,
+      );
       return;
     }
     await server.closeStdin();
     const exit = await server.waitExit(options.probeTimeoutMs);
     const envelopeLine = server.stderr.split("\n").find((line) => "envelope" in readEnvelope(line));
     const ok = exit?.code === 0 && envelopeLine === undefined;
-    ledger.record("ac09-stdin-eof", ok, `${label}: ${exit === undefined ? "still running after stdin closed" : `exit ${exit.code}`}${envelopeLine === undefined ? "" : ", an envelope on stderr"}`);
+    ledger.record(
+      "ac09-stdin-eof",
+      ok,
+      `${label}: ${exit === undefined ? "still running after stdin closed" : `exit ${exit.code}`}${
+        envelopeLine === undefined ? "" : ", an envelope on stderr"
+      }`,
+    );
   });
 
   await session(argv, framing, options, async (server) => {
@@ -87,7 +119,13 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
     const exit = await server.waitExit(options.probeTimeoutMs);
     const read = readEnvelope(lastLine(server.stderr));
     const ok = exit?.code === ExitCode.SIGTERM && "envelope" in read;
-    ledger.record("ac10-sigterm", ok, `${label}: ${exit === undefined ? "still running after SIGTERM" : `exit ${exit.code}`}, ${"envelope" in read ? "envelope last on stderr" : "no envelope last on stderr"}`);
+    ledger.record(
+      "ac10-sigterm",
+      ok,
+      `${label}: ${exit === undefined ? "still running after SIGTERM" : `exit ${exit.code}`}, ${
+        "envelope" in read ? "envelope last on stderr" : "no envelope last on stderr"
+      }`,
+    );
     purity(probe);
   });
 
@@ -97,15 +135,29 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
     const early = await server.waitExit(IDLE_WATCH_MS);
     const idle = `${IDLE_WATCH_MS / 1000} s idle with --timeout ${IDLE_TIMEOUT_SECONDS}`;
     if (early !== undefined) {
-      if (early.code === ExitCode.ARG_ERROR) ledger.skip("ac11-idle-not-killed", `${label}: exits 2 with --timeout, which it may not take (REQ-C-012)`);
-      else ledger.fail("ac11-idle-not-killed", `${label}: exited ${early.code} after ${idle}`);
+      if (early.code === ExitCode.ARG_ERROR) {
+        ledger.skip(
+          "ac11-idle-not-killed",
+          `${label}: exits 2 with --timeout, which it may not take (REQ-C-012)`,
+        );
+      } else ledger.fail("ac11-idle-not-killed", `${label}: exited ${early.code} after ${idle}`);
     } else if (probe === undefined) {
-      ledger.skip("ac11-idle-not-killed", `${label}: still running after ${idle}, but whether it still serves is not checked: it speaks ${protocol}`);
+      ledger.skip(
+        "ac11-idle-not-killed",
+        `${label}: still running after ${idle}, but whether it still serves is not checked: it speaks ${protocol}`,
+      );
     } else if (probe.lost) {
-      ledger.skip("ac11-idle-not-killed", `${label}: still running after ${idle}, but whether it still serves is not checked: its stdout could not be read as ${protocol} messages (see ac07)`);
+      ledger.skip(
+        "ac11-idle-not-killed",
+        `${label}: still running after ${idle}, but whether it still serves is not checked: its stdout could not be read as ${protocol} messages (see ac07)`,
+      );
     } else {
       const answered = await probe.ping();
-      ledger.record("ac11-idle-not-killed", answered, `${label}: ${answered ? "still serving" : "still running but no longer answering"} after ${idle}`);
+      ledger.record(
+        "ac11-idle-not-killed",
+        answered,
+        `${label}: ${answered ? "still serving" : "still running but no longer answering"} after ${idle}`,
+      );
     }
     purity(probe);
     await server.closeStdin();
@@ -135,7 +187,12 @@ export async function checkServer(ledger: Ledger, cli: readonly string[], comman
  * with 0, or with a declared code other than 2 and the envelope last on stderr, as any failure once serving
  * began.
  */
-async function afterLostFraming(server: ServerSession, probe: ProtocolProbe, command: CheckedCommand, options: SessionOptions): Promise<Seen> {
+async function afterLostFraming(
+  server: ServerSession,
+  probe: ProtocolProbe,
+  command: CheckedCommand,
+  options: SessionOptions,
+): Promise<Seen> {
   if (await probe.ping()) return { ok: true, note: "answered a request" };
   const exit = await server.waitExit(options.probeTimeoutMs);
   if (exit === undefined) return { ok: false, note: "neither answered a request nor exited" };
@@ -146,10 +203,15 @@ async function afterLostFraming(server: ServerSession, probe: ProtocolProbe, com
     ...(exit.code === ExitCode.ARG_ERROR ? ["2 means a refused flag, never right once serving began"] : []),
     ...(declaresExit(command, exit.code) ? [] : ["not a declared exit code"]),
     ...(envelope === undefined ? ["no envelope last on stderr"] : []),
-    ...(envelope !== undefined && envelope.meta.exit_code !== exit.code ? [`the envelope says exit_code ${envelope.meta.exit_code}`] : []),
+    ...(envelope !== undefined && envelope.meta.exit_code !== exit.code
+      ? [`the envelope says exit_code ${envelope.meta.exit_code}`]
+      : []),
   ];
   return problems.length === 0
-    ? { ok: true, note: `ended with exit ${exit.code} and the ${String(envelope?.error?.code)} envelope last on stderr` }
+    ? {
+      ok: true,
+      note: `ended with exit ${exit.code} and the ${String(envelope?.error?.code)} envelope last on stderr`,
+    }
     : { ok: false, note: `ended with exit ${exit.code}: ${problems.join(", ")}` };
 }
 
@@ -162,10 +224,19 @@ async function afterLostFraming(server: ServerSession, probe: ProtocolProbe, com
  * await checkMcpToolList(ledger, ["notes"], commands, options);
  * ```
  */
-export async function checkMcpToolList(ledger: Ledger, cli: readonly string[], commands: CheckedCommand[], options: SessionOptions): Promise<void> {
-  const server = commands.find((command) => command.path === "mcp.serve" && command.entry.protocol === "mcp-stdio");
+export async function checkMcpToolList(
+  ledger: Ledger,
+  cli: readonly string[],
+  commands: CheckedCommand[],
+  options: SessionOptions,
+): Promise<void> {
+  const server = commands.find((command) =>
+    command.path === "mcp.serve" && command.entry.protocol === "mcp-stdio"
+  );
   if (server === undefined) {
-    for (const id of ["ac14-mcp-false-shown", "ac15-mcp-false-refused"] as const) ledger.skip(id, "the CLI has no `mcp serve` speaking mcp-stdio");
+    for (const id of ["ac14-mcp-false-shown", "ac15-mcp-false-refused"] as const) {
+      ledger.skip(id, "the CLI has no `mcp serve` speaking mcp-stdio");
+    }
     return;
   }
   await session([...cli, "--format", "json", "mcp", "serve"], "line", options, async (live) => {
@@ -177,32 +248,65 @@ export async function checkMcpToolList(ledger: Ledger, cli: readonly string[], c
       ledger.fail("ac14-mcp-false-shown", "mcp serve: no tools/list result");
       return;
     }
-    const listed = (command: CheckedCommand) => names.includes(command.path) || names.includes(toolName(command.path));
-    const candidates = commands.filter((command) => command !== server && !isProtocol(command) && command.entry.arguments !== "passthrough");
+    const listed = (command: CheckedCommand) =>
+      names.includes(command.path) || names.includes(toolName(command.path));
+    const candidates = commands.filter((command) =>
+      command !== server && !isProtocol(command) && command.entry.arguments !== "passthrough"
+    );
     for (const command of candidates) {
       const label = show(command);
       if (command.entry.mcp === false) {
-        ledger.record("ac15-mcp-false-refused", !listed(command), `${label} (mcp: false) is ${listed(command) ? "listed" : "not listed"}`);
+        ledger.record(
+          "ac15-mcp-false-refused",
+          !listed(command),
+          `${label} (mcp: false) is ${listed(command) ? "listed" : "not listed"}`,
+        );
         ledger.record("ac14-mcp-false-shown", !listed(command), `${label}: left out and marked mcp: false`);
         // An argument no command takes: even a server that wrongly runs the tool refuses it before running.
-        const reply = await client.request("tools/call", { name: toolName(command.path), arguments: { definitely_not_an_argument: true } });
+        const reply = await client.request("tools/call", {
+          name: toolName(command.path),
+          arguments: { definitely_not_an_argument: true },
+        });
         const refused = reply?.error !== undefined;
-        ledger.record("ac15-mcp-false-refused", refused, `${label}: a call ${refused ? `is answered with protocol error ${String(reply?.error?.code)}` : reply === undefined ? "got no answer" : "is answered with a result, not a protocol error"}`);
+        ledger.record(
+          "ac15-mcp-false-refused",
+          refused,
+          `${label}: a call ${
+            refused
+              ? `is answered with protocol error ${String(reply?.error?.code)}`
+              : reply === undefined
+              ? "got no answer"
+              : "is answered with a result, not a protocol error"
+          }`,
+        );
       } else if (!listed(command)) {
-        ledger.fail("ac14-mcp-false-shown", `${label} is left out of the tool list but does not declare mcp: false`);
+        ledger.fail(
+          "ac14-mcp-false-shown",
+          `${label} is left out of the tool list but does not declare mcp: false`,
+        );
       } else if ("mcp" in command.entry) {
-        ledger.fail("ac14-mcp-false-shown", `${label} is listed yet carries mcp: ${JSON.stringify(command.entry.mcp)}`);
+        ledger.fail(
+          "ac14-mcp-false-shown",
+          `${label} is listed yet carries mcp: ${JSON.stringify(command.entry.mcp)}`,
+        );
       } else {
         ledger.pass("ac14-mcp-false-shown", `${label}: listed, no mcp field`);
       }
     }
-    if (!candidates.some((command) => command.entry.mcp === false)) ledger.skip("ac15-mcp-false-refused", "no command is marked mcp: false");
+    if (!candidates.some((command) => command.entry.mcp === false)) {
+      ledger.skip("ac15-mcp-false-refused", "no command is marked mcp: false");
+    }
     await live.closeStdin();
     await live.waitExit(options.probeTimeoutMs);
   });
 }
 
-async function session(argv: readonly string[], framing: Framing, options: SessionOptions, use: (server: ServerSession) => Promise<void>): Promise<void> {
+async function session(
+  argv: readonly string[],
+  framing: Framing,
+  options: SessionOptions,
+  use: (server: ServerSession) => Promise<void>,
+): Promise<void> {
   const server = new ServerSession(argv, framing);
   const stop = () => void server.dispose();
   options.signal.addEventListener("abort", stop, { once: true });

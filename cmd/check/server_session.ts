@@ -3,8 +3,8 @@
  * lines (mcp-stdio) or as Content-Length frames (LSP, DAP), close stdin, send a signal, wait for its exit —
  * each wait bounded, and the process group always ended on {@linkcode ServerSession.dispose}.
  */
-import { KILL_GRACE_MS, textTail } from "../../lib/command/child_run.ts";
-import { clearLongTimeout, setLongTimeout } from "../../lib/command/time_limit.ts";
+import { KILL_GRACE_MS, textTail } from "../../lib/command/run/child_run.ts";
+import { clearLongTimeout, setLongTimeout } from "../../lib/command/run/time_limit.ts";
 import { type ContentLengthFrame, ContentLengthFramer } from "../../lib/framing/content_length_framer.ts";
 import { type ChildExit, type ChildProcess, spawnChild } from "../../lib/runtime/mod.ts";
 
@@ -163,7 +163,11 @@ export class ServerSession {
 
   async #readFrames(): Promise<void> {
     try {
-      for await (const frame of this.#stdout().pipeThrough(new ContentLengthFramer({ maxMessageBytes: MAX_FRAME_BYTES }))) {
+      for await (
+        const frame of this.#stdout().pipeThrough(
+          new ContentLengthFramer({ maxMessageBytes: MAX_FRAME_BYTES }),
+        )
+      ) {
         this.#enqueue(this.#frames, frame);
         this.#notify();
       }
@@ -175,14 +179,19 @@ export class ServerSession {
   #enqueue<T extends string | ContentLengthFrame>(queue: T[], item: T): void {
     queue.push(item);
     this.#queuedBytes += sizeOf(item);
-    while (this.#queuedBytes > MAX_QUEUED_BYTES && queue.length > 1) this.#queuedBytes -= sizeOf(queue.shift()!);
+    while (this.#queuedBytes > MAX_QUEUED_BYTES && queue.length > 1) {
+      this.#queuedBytes -= sizeOf(queue.shift()!);
+    }
   }
 
   async #readStderr(): Promise<void> {
     const decoder = new TextDecoder();
     try {
       for await (const chunk of this.#child.stderr) {
-        this.#stderrText = textTail(this.#stderrText + decoder.decode(chunk, { stream: true }), STDERR_KEPT_BYTES);
+        this.#stderrText = textTail(
+          this.#stderrText + decoder.decode(chunk, { stream: true }),
+          STDERR_KEPT_BYTES,
+        );
       }
     } catch {
       // As for stdout.
@@ -191,7 +200,9 @@ export class ServerSession {
 
   async #waitFor(queue: unknown[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (queue.length === 0 && !this.#stdoutEnded && Date.now() < deadline) await this.#sleep(deadline - Date.now());
+    while (queue.length === 0 && !this.#stdoutEnded && Date.now() < deadline) {
+      await this.#sleep(deadline - Date.now());
+    }
   }
 
   /** Sleeps until something happens (a line, the exit) or `ms` pass. */

@@ -10,7 +10,7 @@
  */
 import { CommandError, createTool, ExitCode } from "../../mod.ts";
 import { notesLanguageServer } from "./lsp.ts";
-import { type Note, NoteStore, notesHome } from "./store.ts";
+import { type Note, notesHome, NoteStore } from "./store.ts";
 
 const tool = createTool({
   name: "notes",
@@ -26,12 +26,20 @@ const summary = (note: Note) => ({ id: note.id, title: note.title, tags: note.ta
 // What the commands return, declared so MCP clients get typed results (each tool's outputSchema).
 const summarySchema = {
   type: "object",
-  properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+  properties: {
+    id: { type: "integer" },
+    title: { type: "string" },
+    tags: { type: "array", items: { type: "string" } },
+  },
   required: ["id", "title", "tags"],
 };
 const noteSchema = {
   type: "object",
-  properties: { ...summarySchema.properties, body: { type: "string" }, created_at: { type: "string", description: "ISO 8601 time" } },
+  properties: {
+    ...summarySchema.properties,
+    body: { type: "string" },
+    created_at: { type: "string", description: "ISO 8601 time" },
+  },
   required: ["id", "title", "body", "tags", "created_at"],
 };
 
@@ -55,7 +63,12 @@ tool.command("add", {
     required: ["effect", "note"],
   },
   exit_codes: {
-    "0": { name: "SUCCESS", description: "The note was added (or replayed: effect noop)", retryable: false, side_effects: "complete" },
+    "0": {
+      name: "SUCCESS",
+      description: "The note was added (or replayed: effect noop)",
+      retryable: false,
+      side_effects: "complete",
+    },
   },
   examples: [{ description: "Add a tagged note", command: "notes add --title 'Buy milk' --tag home" }],
   run: async (ctx) => {
@@ -91,7 +104,10 @@ tool.command("list", {
     }
     const { notes } = await storeFor(ctx.env).read();
     const tag = ctx.flags.tag;
-    return notes.filter((note) => tag === undefined || note.tags.includes(tag)).reverse().slice(0, ctx.flags.limit).map(summary);
+    return notes.filter((note) => tag === undefined || note.tags.includes(tag)).reverse().slice(
+      0,
+      ctx.flags.limit,
+    ).map(summary);
   },
 });
 
@@ -141,8 +157,18 @@ tool.command("remove", {
     ],
   },
   exit_codes: {
-    "0": { name: "SUCCESS", description: "The note was deleted, or the dry run shows what would be", retryable: false, side_effects: "complete" },
-    "5": { name: "NOT_FOUND", description: "No note has this id; nothing was deleted", retryable: false, side_effects: "none" },
+    "0": {
+      name: "SUCCESS",
+      description: "The note was deleted, or the dry run shows what would be",
+      retryable: false,
+      side_effects: "complete",
+    },
+    "5": {
+      name: "NOT_FOUND",
+      description: "No note has this id; nothing was deleted",
+      retryable: false,
+      side_effects: "none",
+    },
   },
   run: async (ctx) => {
     const store = storeFor(ctx.env);
@@ -166,7 +192,12 @@ tool.command("init", {
   required_scopes: [],
   mcp: false,
   exit_codes: {
-    "0": { name: "SUCCESS", description: "The notes directory exists", retryable: false, side_effects: "complete" },
+    "0": {
+      name: "SUCCESS",
+      description: "The notes directory exists",
+      retryable: false,
+      side_effects: "complete",
+    },
   },
   run: async (ctx) => {
     const store = storeFor(ctx.env);
@@ -183,20 +214,35 @@ tool.command("lsp", {
   stdout: "protocol",
   protocol: "lsp",
   flags: {
-    "max-message-bytes": { type: "integer", description: "Largest message accepted; larger ones are skipped", default: 64 * 1024 * 1024 },
+    "max-message-bytes": {
+      type: "integer",
+      description: "Largest message accepted; larger ones are skipped",
+      default: 64 * 1024 * 1024,
+    },
   },
   exit_codes: {
-    "0": { name: "SUCCESS", description: "The client sent shutdown then exit, or closed stdin", retryable: false, side_effects: "none" },
+    "0": {
+      name: "SUCCESS",
+      description: "The client sent shutdown then exit, or closed stdin",
+      retryable: false,
+      side_effects: "none",
+    },
     "1": {
       name: "GENERAL_ERROR",
-      description: "The client sent exit without shutdown, or input without a usable Content-Length; or the notes file cannot be read",
+      description:
+        "The client sent exit without shutdown, or input without a usable Content-Length; or the notes file cannot be read",
       retryable: false,
       side_effects: "none",
     },
   },
   serve: async (ctx) => {
     const maxMessageBytes = ctx.flags["max-message-bytes"];
-    if (maxMessageBytes < 1) throw new CommandError(ExitCode.ARG_ERROR, `--max-message-bytes expects a size >= 1, got ${maxMessageBytes}`);
+    if (maxMessageBytes < 1) {
+      throw new CommandError(
+        ExitCode.ARG_ERROR,
+        `--max-message-bytes expects a size >= 1, got ${maxMessageBytes}`,
+      );
+    }
     const store = storeFor(ctx.env);
     // Read once before serving: a corrupt notes file fails here, before the client sees a server.
     await store.read();

@@ -60,7 +60,10 @@ export class NoteStore {
   }
 
   /** Runs `change` on the current content under the lock and writes what it returns. */
-  async update<T>(change: (file: StoreFile) => { file: StoreFile; result: T }, signal?: AbortSignal): Promise<T> {
+  async update<T>(
+    change: (file: StoreFile) => { file: StoreFile; result: T },
+    signal?: AbortSignal,
+  ): Promise<T> {
     await mkdir(this.home, { recursive: true });
     return await withFileLock(join(this.home, "notes.lock"), async (lock) => {
       // The holder we took the lock from died mid-write: its temporary file is garbage now.
@@ -80,7 +83,9 @@ export class NoteStore {
 
   async #removeTemporaries(): Promise<void> {
     for (const name of await readdir(this.home)) {
-      if (name.startsWith("notes.json.") && name.endsWith(".tmp")) await rm(join(this.home, name), { force: true });
+      if (name.startsWith("notes.json.") && name.endsWith(".tmp")) {
+        await rm(join(this.home, name), { force: true });
+      }
     }
   }
 }

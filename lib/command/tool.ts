@@ -1,16 +1,30 @@
-import { commandArgs, exitProcess, getEnv, homeDir, isTerminal, joinPath, killAllChildren, monotonicMs } from "../runtime/mod.ts";
+import {
+  commandArgs,
+  exitProcess,
+  getEnv,
+  homeDir,
+  isTerminal,
+  joinPath,
+  killAllChildren,
+  monotonicMs,
+} from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
-import { CliOutput } from "./cli_output.ts";
-import { RegistrationError } from "./command_error.ts";
-import type { CommandDefinition, FlagSpec, PositionalSpec, ProtocolCommandDefinition } from "./contract.ts";
-import { dispatch } from "./dispatch.ts";
-import { makeEnvelope } from "./envelope.ts";
+import { CliOutput } from "./cli/cli_output.ts";
+import { RegistrationError } from "./contract/command_error.ts";
+import type {
+  CommandDefinition,
+  FlagSpec,
+  PositionalSpec,
+  ProtocolCommandDefinition,
+} from "./contract/contract.ts";
+import { dispatch } from "./cli/dispatch.ts";
+import { makeEnvelope } from "./contract/envelope.ts";
 import { ExitCode } from "../exit_code.ts";
-import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
-import type { Manifest } from "./manifest.ts";
-import { renderPlainError } from "./plain_text.ts";
-import { unexpectedError } from "./thrown_error.ts";
-import { CommandRegistry, type EntryRefiner } from "./registry.ts";
+import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts";
+import type { Manifest } from "./contract/manifest.ts";
+import { renderPlainError } from "./cli/plain_text.ts";
+import { unexpectedError } from "./run/thrown_error.ts";
+import { CommandRegistry, type EntryRefiner } from "./contract/registry.ts";
 
 /** Options of {@linkcode createTool}. */
 export interface ToolOptions {
@@ -93,11 +107,19 @@ export class Tool {
     this.envPrefix = options.envPrefix ?? options.name.toUpperCase().replaceAll("-", "_");
     this.timeoutSeconds = options.timeoutSeconds ?? 60;
     if (!(typeof this.timeoutSeconds === "number" && this.timeoutSeconds >= 0)) {
-      throw new RegistrationError(options.name, "timeoutSeconds", "must be a number of seconds >= 0 (0 = no limit)");
+      throw new RegistrationError(
+        options.name,
+        "timeoutSeconds",
+        "must be a number of seconds >= 0 (0 = no limit)",
+      );
     }
     const lifetime = options.idempotencyLifetimeSeconds ?? DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS;
     if (!Number.isFinite(lifetime) || lifetime <= 0) {
-      throw new RegistrationError(options.name, "idempotencyLifetimeSeconds", "the lifetime of idempotency records is a number of seconds > 0");
+      throw new RegistrationError(
+        options.name,
+        "idempotencyLifetimeSeconds",
+        "the lifetime of idempotency records is a number of seconds > 0",
+      );
     }
     this.idempotencyLifetimeSeconds = lifetime;
     this.#stateDir = options.stateDir;
@@ -144,7 +166,11 @@ export class Tool {
       // envelope and exit 1: on stdout when it is not a terminal, as every run's envelope, and as plain text
       // on stderr.
       const unexpected = unexpectedError(error, "internal error");
-      const envelope = makeEnvelope({ exitCode: ExitCode.GENERAL_ERROR, error: unexpected.error, startedAt: monotonicMs() });
+      const envelope = makeEnvelope({
+        exitCode: ExitCode.GENERAL_ERROR,
+        error: unexpected.error,
+        startedAt: monotonicMs(),
+      });
       await output.line("stderr", renderPlainError(this.name, envelope));
       if (unexpected.stack !== undefined) await output.line("stderr", unexpected.stack);
       code = isTerminal("stdout") ? ExitCode.GENERAL_ERROR : await output.envelope("stdout", envelope);

@@ -104,7 +104,11 @@ function* batches(messages: StdioData[], maxBatch: number): Generator<StdioData>
     }
     if (end - start === 1) yield messages[start]!;
     else if (text) yield messages.slice(start, end).join("");
-    else yield concat(messages.slice(start, end).map((message) => typeof message === "string" ? encoder.encode(message) : message));
+    else {yield concat(
+        messages.slice(start, end).map((message) =>
+          typeof message === "string" ? encoder.encode(message) : message
+        ),
+      );}
     start = end;
   }
 }

@@ -54,7 +54,10 @@ export function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { 
     text = lenient.decode(bytes);
     if (text.includes("\uFFFD")) strict.decode(bytes);
   } catch {
-    return { ok: false, error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error: the message is not valid UTF-8" } };
+    return {
+      ok: false,
+      error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error: the message is not valid UTF-8" },
+    };
   }
   try {
     return { ok: true, value: JSON.parse(text) };

@@ -104,7 +104,10 @@ export function streamSink(writable: WritableStream<Uint8Array>): ByteSink & { r
  * channel.release();
  * ```
  */
-export function streamChannel(readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array>): ByteChannel {
+export function streamChannel(
+  readable: ReadableStream<Uint8Array>,
+  writable: WritableStream<Uint8Array>,
+): ByteChannel {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const sink = streamSink(writable);
   return {

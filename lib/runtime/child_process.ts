@@ -53,7 +53,13 @@ export interface ChildProcess {
 
 const WINDOWS = process.platform === "win32";
 
-const SIGNUMS: Record<string, number> = { ...SIGNAL_NUMBERS, SIGKILL: 9, SIGPIPE: 13, SIGQUIT: 3, SIGABRT: 6 };
+const SIGNUMS: Record<string, number> = {
+  ...SIGNAL_NUMBERS,
+  SIGKILL: 9,
+  SIGPIPE: 13,
+  SIGQUIT: 3,
+  SIGABRT: 6,
+};
 
 /**
  * `node:child_process`, loaded on first spawn: most invocations never start a child, and loading it costs
@@ -83,7 +89,11 @@ const liveGroups = new Set<TrackedGroup>();
  * const { code } = await child.exited;
  * ```
  */
-export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
+export function spawnChild(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): ChildProcess {
   const node = childProcessModule().spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env,
@@ -93,7 +103,11 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   const exited = new Promise<ChildExit>((resolve) => {
     node.once("error", (error: Error & { code?: string }) => {
       // The shell's conventions: 127 for a program that is not there, 126 for one that cannot run.
-      resolve({ code: error.code === "EACCES" ? 126 : 127, signal: null, spawnError: error.code ?? error.message });
+      resolve({
+        code: error.code === "EACCES" ? 126 : 127,
+        signal: null,
+        spawnError: error.code ?? error.message,
+      });
     });
     // "exit", not "close": "close" waits for the pipes, which a grandchild may hold open forever.
     node.once("exit", (code, signal) => {

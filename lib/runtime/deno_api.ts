@@ -9,14 +9,20 @@ export interface DenoApi {
   execPath(): string;
   exit(code: number): never;
   cwd(): string;
-  stdin: { readable: ReadableStream<Uint8Array>; read(buffer: Uint8Array): Promise<number | null>; isTerminal(): boolean };
+  stdin: {
+    readable: ReadableStream<Uint8Array>;
+    read(buffer: Uint8Array): Promise<number | null>;
+    isTerminal(): boolean;
+  };
   stdout: DenoWriter;
   stderr: DenoWriter;
   addSignalListener(signal: string, handler: () => void): void;
   removeSignalListener(signal: string, handler: () => void): void;
   build: { os: string };
   /** Absent on Deno versions without synchronous queries. */
-  permissions?: { querySync?(descriptor: { name: "env"; variable: string }): { state: "granted" | "denied" | "prompt" } };
+  permissions?: {
+    querySync?(descriptor: { name: "env"; variable: string }): { state: "granted" | "denied" | "prompt" };
+  };
 }
 
 /** A Deno stdio writer. */

@@ -49,7 +49,10 @@ function netModule(): typeof NodeNet {
  * await listener.close();
  * ```
  */
-export function listenSocket(address: SocketAddress, onConnection: (connection: SocketConnection) => void): Promise<SocketListener> {
+export function listenSocket(
+  address: SocketAddress,
+  onConnection: (connection: SocketConnection) => void,
+): Promise<SocketListener> {
   const server = netModule().createServer((socket) => onConnection(connectionOf(socket)));
   return new Promise<SocketListener>((resolve, reject) => {
     server.once("error", reject);
@@ -113,5 +116,7 @@ function connectionOf(socket: NodeNet.Socket): SocketConnection {
 function boundAddress(requested: SocketAddress, server: NodeNet.Server): SocketAddress {
   if (requested.kind === "unix") return requested;
   const bound = server.address();
-  return typeof bound === "object" && bound !== null ? { kind: "tcp", host: requested.host, port: bound.port } : requested;
+  return typeof bound === "object" && bound !== null
+    ? { kind: "tcp", host: requested.host, port: bound.port }
+    : requested;
 }

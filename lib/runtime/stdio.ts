@@ -103,7 +103,9 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
  * for (let chunk = await read(); chunk !== null; chunk = await read()) handle(chunk);
  * ```
  */
-export function nodeStreamReader(stream: NodeJS.ReadableStream): (signal?: AbortSignal) => Promise<Uint8Array | null> {
+export function nodeStreamReader(
+  stream: NodeJS.ReadableStream,
+): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const queue: Uint8Array[] = [];
   let ended = false;
   let failure: { error: unknown } | undefined;

@@ -20,7 +20,9 @@ function answer(line: Buffer, out: string[]): void {
   if (message.id === undefined) return;
   const params = message.params ?? {};
   const text = params.arguments?.text;
-  const result: Record<string, unknown> = ENVELOPE ? envelopeResult(text) : { content: [{ type: "text", text }], structuredContent: { text } };
+  const result: Record<string, unknown> = ENVELOPE
+    ? envelopeResult(text)
+    : { content: [{ type: "text", text }], structuredContent: { text } };
   if (params._meta !== undefined) {
     result.resultType = "complete";
     result._meta = SERVER_META;
@@ -29,8 +31,18 @@ function answer(line: Buffer, out: string[]): void {
 }
 
 function envelopeResult(text: unknown): Record<string, unknown> {
-  const envelope = { ok: true, data: { text }, error: null, warnings: [], meta: { timeout_ms: 60000, exit_code: 0, duration_ms: 0 } };
-  return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope, isError: false };
+  const envelope = {
+    ok: true,
+    data: { text },
+    error: null,
+    warnings: [],
+    meta: { timeout_ms: 60000, exit_code: 0, duration_ms: 0 },
+  };
+  return {
+    content: [{ type: "text", text: JSON.stringify(envelope) }],
+    structuredContent: envelope,
+    isError: false,
+  };
 }
 
 process.stdin.on("data", (chunk: Buffer) => {

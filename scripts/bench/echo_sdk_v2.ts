@@ -15,7 +15,8 @@ serveStdio(() => {
       inputSchema: z.object({ text: z.string() }),
       outputSchema: z.object({ text: z.string() }),
     },
-    ({ text }) => Promise.resolve({ content: [{ type: "text" as const, text }], structuredContent: { text } }),
+    ({ text }) =>
+      Promise.resolve({ content: [{ type: "text" as const, text }], structuredContent: { text } }),
   );
   return server;
 });

@@ -185,7 +185,10 @@ class Children {
         child.on("close", (code, signal) => resolve({ code, signal }));
       }),
     };
-    child.stderr!.on("data", (chunk: Buffer) => void (tracked.stderrTail = (tracked.stderrTail + chunk.toString()).slice(-600)));
+    child.stderr!.on(
+      "data",
+      (chunk: Buffer) => void (tracked.stderrTail = (tracked.stderrTail + chunk.toString()).slice(-600)),
+    );
     void tracked.exited.then(() => (tracked.done = true));
     this.#all.push(tracked);
     return tracked;
@@ -404,7 +407,10 @@ async function serverActor(
     } else if (!tracked.killedOnPurpose) {
       if (exit.code !== 0) {
         const said = tracked.stderrTail.trim().split("\n").slice(-3).join(" | ");
-        tally.find("a server that did not exit 0 after EOF", `${plan.name}: ${exit.code ?? exit.signal} (stderr: ${said})`);
+        tally.find(
+          "a server that did not exit 0 after EOF",
+          `${plan.name}: ${exit.code ?? exit.signal} (stderr: ${said})`,
+        );
       }
       const missing = [...sent.keys()].filter((id) => !answered.has(id));
       tally.unanswered += missing.length;

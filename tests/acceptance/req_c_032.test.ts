@@ -48,7 +48,9 @@ function stderrEnvelope(stderr: string): LooseEnvelope {
   try {
     envelope = JSON.parse(line);
   } catch {
-    throw new assert.AssertionError({ message: `the last stderr line is not JSON: ${JSON.stringify(line)}\nstderr: ${stderr}` });
+    throw new assert.AssertionError({
+      message: `the last stderr line is not JSON: ${JSON.stringify(line)}\nstderr: ${stderr}`,
+    });
   }
   assert.deepEqual(Object.keys(envelope), ENVELOPE_KEYS, `not a ResponseEnvelope: ${line}`);
   assert.equal(envelope.ok, false);
@@ -75,7 +77,9 @@ function assertOnlyJsonRpc(stdout: string): void {
     try {
       message = JSON.parse(line);
     } catch {
-      throw new assert.AssertionError({ message: `a stdout line is not a protocol message: ${JSON.stringify(line)}` });
+      throw new assert.AssertionError({
+        message: `a stdout line is not a protocol message: ${JSON.stringify(line)}`,
+      });
     }
     const messages = Array.isArray(message) ? message : [message];
     for (const item of messages) assert.equal(item.jsonrpc, "2.0", `a stdout line is not JSON-RPC: ${line}`);
@@ -90,7 +94,9 @@ function protocolDeclaration(extra: Record<string, unknown> = {}): AnyCommandDef
     required_scopes: [],
     stdout: "protocol",
     protocol: "line-echo",
-    exit_codes: { "0": { name: "SUCCESS", description: "stdin closed", retryable: false, side_effects: "none" } },
+    exit_codes: {
+      "0": { name: "SUCCESS", description: "stdin closed", retryable: false, side_effects: "none" },
+    },
     serve: () => () => Promise.resolve(),
     ...extra,
   } as unknown as AnyCommandDefinition;
@@ -102,7 +108,9 @@ function plainDeclaration(extra: Record<string, unknown> = {}): AnyCommandDefini
     description: "Say hello",
     danger_level: "safe",
     required_scopes: [],
-    exit_codes: { "0": { name: "SUCCESS", description: "Said hello", retryable: false, side_effects: "none" } },
+    exit_codes: {
+      "0": { name: "SUCCESS", description: "Said hello", retryable: false, side_effects: "none" },
+    },
     run: () => ({ hello: true }),
     ...extra,
   } as unknown as AnyCommandDefinition;
@@ -117,7 +125,10 @@ function refusal(path: string, definition: AnyCommandDefinition): RegistrationEr
   } catch (error) {
     caught = error;
   }
-  assert.ok(caught instanceof RegistrationError, `registration of '${path}' must throw a RegistrationError, got ${String(caught)}`);
+  assert.ok(
+    caught instanceof RegistrationError,
+    `registration of '${path}' must throw a RegistrationError, got ${String(caught)}`,
+  );
   assert.equal(caught.command, path);
   assert.equal(tool.registry.get(path), undefined, "a refused command must not be registered");
   return caught;
@@ -131,16 +142,22 @@ async function stillRunning(session: WireSession, ms: number): Promise<boolean> 
 }
 
 describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", () => {
-  it("tool manifest shows stdout: \"protocol\" and a protocol name on every protocol server command, and neither field on any other command", async () => {
+  it('tool manifest shows stdout: "protocol" and a protocol name on every protocol server command, and neither field on any other command', async () => {
     for (const [program, argv] of [["notes", NOTES], ["lab", LAB]] as const) {
       const { commands } = await manifestOf(argv);
       const expected: Record<string, string> = PROTOCOL_COMMANDS[program];
-      for (const path of Object.keys(expected)) assert.ok(Object.hasOwn(commands, path), `${program} manifest lacks ${path}`);
+      for (const path of Object.keys(expected)) {
+        assert.ok(Object.hasOwn(commands, path), `${program} manifest lacks ${path}`);
+      }
       for (const [path, entry] of Object.entries(commands)) {
         if (Object.hasOwn(expected, path)) {
           assert.equal(entry.stdout, "protocol", `${program} ${path}: stdout`);
           assert.equal(entry.protocol, expected[path], `${program} ${path}: protocol`);
-          assert.match(entry.protocol, /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "a protocol name is lowercase kebab-case");
+          assert.match(
+            entry.protocol,
+            /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/,
+            "a protocol name is lowercase kebab-case",
+          );
         } else {
           assert.equal(Object.hasOwn(entry, "stdout"), false, `${program} ${path} must not carry stdout`);
           assert.equal(Object.hasOwn(entry, "protocol"), false, `${program} ${path} must not carry protocol`);
@@ -149,7 +166,7 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     }
   });
 
-  it("The framework rejects at registration a command that declares stdout: \"protocol\" without protocol, or protocol without stdout: \"protocol\"", () => {
+  it('The framework rejects at registration a command that declares stdout: "protocol" without protocol, or protocol without stdout: "protocol"', () => {
     // The valid declarations register: what follows fails only for the field it breaks.
     const tool = createTool({ name: "reg-test", version: "1.0.0", description: "Registration test tool" });
     tool.command("echo", protocolDeclaration() as never);
@@ -195,17 +212,27 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     assert.equal(forbidden.length, 15);
     for (const [field, value] of forbidden) {
       const error = refusal("echo", protocolDeclaration({ [field]: value }));
-      assert.equal(error.field, field, `declaring ${field} must be refused naming ${field}; got: ${error.message}`);
+      assert.equal(
+        error.field,
+        field,
+        `declaring ${field} must be refused naming ${field}; got: ${error.message}`,
+      );
       assert.match(error.message, new RegExp(field));
     }
   });
 
-  it("An invalid flag exits 2 with stdout empty; in JSON mode the last line of stderr parses as a ResponseEnvelope with error.code: \"ARG_ERROR\"", async () => {
+  it('An invalid flag exits 2 with stdout empty; in JSON mode the last line of stderr parses as a ResponseEnvelope with error.code: "ARG_ERROR"', async () => {
     // stdin stays open and unwritten: a server that started would never exit on its own.
     const cases: Array<[argv: string[], message: RegExp]> = [
-      [[...NOTES, "--format", "json", "mcp", "serve", "--read-only=maybe"], /^--read-only expects a boolean, got 'maybe'$/],
+      [
+        [...NOTES, "--format", "json", "mcp", "serve", "--read-only=maybe"],
+        /^--read-only expects a boolean, got 'maybe'$/,
+      ],
       [[...NOTES, "--format", "json", "mcp", "serve", "--bogus"], /unknown flag --bogus/],
-      [[...LAB, "--format", "json", "echo-lines", "--prepare-ms", "soon"], /--prepare-ms expects an integer, got 'soon'/],
+      [
+        [...LAB, "--format", "json", "echo-lines", "--prepare-ms", "soon"],
+        /--prepare-ms expects an integer, got 'soon'/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const result = await run(argv, { timeoutMs: 15_000 });
@@ -218,7 +245,9 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       assert.equal(envelope.meta.exit_code, 2);
     }
     // In plain mode the report is plain text: stdout still empty, no JSON on stderr.
-    const plain = await run([...NOTES, "--format", "plain", "mcp", "serve", "--read-only=maybe"], { timeoutMs: 15_000 });
+    const plain = await run([...NOTES, "--format", "plain", "mcp", "serve", "--read-only=maybe"], {
+      timeoutMs: 15_000,
+    });
     assert.equal(plain.code, 2);
     assert.equal(plain.stdout, "");
     assert.match(plain.stderr, /--read-only expects a boolean, got 'maybe'/);
@@ -228,7 +257,9 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
   it("A failure while preparing to serve exits with a code from the command's declared exit_codes, writes nothing to stdout, and in JSON mode ends stderr with the envelope", async () => {
     const declared = (await manifestOf(LAB)).commands["echo-lines"].exit_codes as Record<string, Loose>;
 
-    const failed = await run([...LAB, "--format", "json", "echo-lines", "--fail-prepare"], { timeoutMs: 15_000 });
+    const failed = await run([...LAB, "--format", "json", "echo-lines", "--fail-prepare"], {
+      timeoutMs: 15_000,
+    });
     assert.equal(failed.code, 5, failed.stderr);
     assert.ok(Object.hasOwn(declared, "5"), "5 is declared");
     assert.equal(failed.stdout, "", "stdout must be byte-empty");
@@ -238,14 +269,25 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     assert.equal(envelope.meta.exit_code, 5);
 
     // Preparing past the time limit is a failure before serving too: TIMEOUT, declared, stdout empty.
-    const slow = await run([...LAB, "--format", "json", "echo-lines", "--prepare-ms", "20000", "--timeout", "0.5"], { timeoutMs: 15_000 });
+    const slow = await run([
+      ...LAB,
+      "--format",
+      "json",
+      "echo-lines",
+      "--prepare-ms",
+      "20000",
+      "--timeout",
+      "0.5",
+    ], { timeoutMs: 15_000 });
     assert.equal(slow.code, 10, slow.stderr);
     assert.ok(Object.hasOwn(declared, "10"), "10 (TIMEOUT) is in the manifest's table");
     assert.equal(slow.stdout, "");
     assert.equal(stderrEnvelope(slow.stderr).error.code, "TIMEOUT");
 
     // In plain mode: the plain-text error, the same code, nothing on stdout, no envelope.
-    const plain = await run([...LAB, "--format", "plain", "echo-lines", "--fail-prepare"], { timeoutMs: 15_000 });
+    const plain = await run([...LAB, "--format", "plain", "echo-lines", "--fail-prepare"], {
+      timeoutMs: 15_000,
+    });
     assert.equal(plain.code, 5);
     assert.equal(plain.stdout, "");
     assert.match(plain.stderr, /configuration lab\.toml does not exist/);
@@ -311,7 +353,12 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     const invalid = await session.request({ jsonrpc: "2.0", id: 7, method: 42 });
     assert.equal(invalid.error.code, -32600);
     assert.ok((await session.request(initialize(1))).result.serverInfo);
-    const badParams = await session.request({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list", arguments: "x" } });
+    const badParams = await session.request({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "list", arguments: "x" },
+    });
     assert.equal(badParams.error.code, -32602);
     const unknown = await session.request({ jsonrpc: "2.0", id: 3, method: "no/such/method" });
     assert.equal(unknown.error.code, -32601);
@@ -328,18 +375,32 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     const home = tempDir();
     try {
       // After real traffic (a call that changed state).
-      const session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], { env: { NOTES_HOME: home.path } });
+      const session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], {
+        env: { NOTES_HOME: home.path },
+      });
       await session.request(initialize(0));
-      const added = await session.request({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { title: "x" } } });
+      const added = await session.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "add", arguments: { title: "x" } },
+      });
       assert.equal(added.result.isError, false);
       const result = await session.close();
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.signal, null);
-      assert.equal(result.stderr.split("\n").some(isEnvelopeLine), false, `no envelope on stderr: ${result.stderr}`);
+      assert.equal(
+        result.stderr.split("\n").some(isEnvelopeLine),
+        false,
+        `no envelope on stderr: ${result.stderr}`,
+      );
       assertOnlyJsonRpc(session.stdoutText);
 
       // At once, before any message: stdout stays empty too.
-      const idle = await run([...NOTES, "--format", "json", "mcp", "serve"], { stdin: "", env: { NOTES_HOME: home.path } });
+      const idle = await run([...NOTES, "--format", "json", "mcp", "serve"], {
+        stdin: "",
+        env: { NOTES_HOME: home.path },
+      });
       assert.equal(idle.code, 0, idle.stderr);
       assert.equal(idle.stdout, "");
       assert.equal(idle.stderr.split("\n").some(isEnvelopeLine), false);
@@ -373,7 +434,11 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       const marker = join(dir.path, "marker");
       const busy = new WireSession([...LAB, "--format", "json", "mcp", "serve"]);
       // The request opts in to log notifications, so the test knows when the handler is running.
-      busy.send(modern(1, "tools/call", { name: "sleep", arguments: { ms: 60_000, marker } }, { "io.modelcontextprotocol/logLevel": "info" }));
+      busy.send(
+        modern(1, "tools/call", { name: "sleep", arguments: { ms: 60_000, marker } }, {
+          "io.modelcontextprotocol/logLevel": "info",
+        }),
+      );
       const log = await busy.next();
       assert.equal(log.method, "notifications/message");
       assert.equal(log.params.data, "sleeping");
@@ -414,7 +479,12 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       ["--output", ["--output", "out.json"]],
       ["--confirm-destructive", ["--confirm-destructive"]],
     ];
-    for (const [command, path] of [[[...NOTES, "mcp", "serve"], "mcp.serve"], [[...LAB, "echo-lines"], "echo-lines"]] as const) {
+    for (
+      const [command, path] of [[[...NOTES, "mcp", "serve"], "mcp.serve"], [
+        [...LAB, "echo-lines"],
+        "echo-lines",
+      ]] as const
+    ) {
       for (const [flag, extra] of flags) {
         const result = await run([...command, "--format", "json", ...extra], { timeoutMs: 15_000 });
         assert.equal(result.code, 2, `${path} ${flag}: ${result.stderr}`);
@@ -437,7 +507,16 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     const env = { NOTES_HOME: home.path };
     try {
       // REQ-F-004: one envelope on stdout, success or failure; none on stderr.
-      const added = await run([...NOTES, "--format", "json", "add", "--title", "x", "--idempotency-key", "k-1"], { env });
+      const added = await run([
+        ...NOTES,
+        "--format",
+        "json",
+        "add",
+        "--title",
+        "x",
+        "--idempotency-key",
+        "k-1",
+      ], { env });
       assert.equal(added.code, 0, added.stderr);
       assert.deepEqual(Object.keys(onlyEnvelope(added.stdout)), ENVELOPE_KEYS);
       assert.equal(added.stderr.split("\n").some(isEnvelopeLine), false);
@@ -460,7 +539,16 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       assert.equal(onlyEnvelope(slow.stdout).error.code, "TIMEOUT");
 
       // REQ-C-007: a mutating command takes --idempotency-key; a replay is a noop with the same data.
-      const replay = await run([...NOTES, "--format", "json", "add", "--title", "x", "--idempotency-key", "k-1"], { env });
+      const replay = await run([
+        ...NOTES,
+        "--format",
+        "json",
+        "add",
+        "--title",
+        "x",
+        "--idempotency-key",
+        "k-1",
+      ], { env });
       assert.equal(replay.code, 0);
       assert.equal(onlyEnvelope(replay.stdout).data.effect, "noop");
       assert.deepEqual(onlyEnvelope(replay.stdout).data.note, onlyEnvelope(added.stdout).data.note);
@@ -468,7 +556,9 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       const dry = await run([...NOTES, "--format", "json", "remove", "1", "--dry-run"], { env });
       assert.equal(dry.code, 0);
       assert.equal(onlyEnvelope(dry.stdout).data.effect, "would_delete");
-      const removed = await run([...NOTES, "--format", "json", "remove", "1", "--confirm-destructive"], { env });
+      const removed = await run([...NOTES, "--format", "json", "remove", "1", "--confirm-destructive"], {
+        env,
+      });
       assert.equal(onlyEnvelope(removed.stdout).data.effect, "deleted");
     } finally {
       home.cleanup();
@@ -480,7 +570,8 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
       const { commands } = await manifestOf(argv);
       const session = new WireSession([...argv, "mcp", "serve"]);
       await session.request(initialize(0));
-      const listed: string[] = (await session.request({ jsonrpc: "2.0", id: 1, method: "tools/list" })).result.tools
+      const listed: string[] = (await session.request({ jsonrpc: "2.0", id: 1, method: "tools/list" })).result
+        .tools
         .map((tool: { name: string }) => tool.name);
       assert.equal((await session.close()).code, 0);
       for (const [path, entry] of Object.entries(commands)) {
@@ -505,9 +596,13 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     const home = join(dir.path, "home");
     try {
       for (const era of ["legacy", "modern"] as const) {
-        const session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], { env: { NOTES_HOME: home } });
+        const session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], {
+          env: { NOTES_HOME: home },
+        });
         const ask = (id: number, method: string, params: Record<string, unknown> = {}) =>
-          session.request(era === "modern" ? modern(id, method, params) : { jsonrpc: "2.0", id, method, params });
+          session.request(
+            era === "modern" ? modern(id, method, params) : { jsonrpc: "2.0", id, method, params },
+          );
         if (era === "legacy") await session.request(initialize(0));
         const names = (await ask(1, "tools/list")).result.tools.map((tool: { name: string }) => tool.name);
         assert.ok(names.includes("add") && names.includes("list"), names.join(", "));
@@ -535,12 +630,19 @@ describe("REQ-C-032: Protocol Server Commands Declare Their Stdout Protocol", ()
     const schema = JSON.parse(readFileSync(join(ROOT, "schema", "manifest.schema.json"), "utf8"));
     const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
     const manifest = await manifestOf(NOTES);
-    assert.equal(validate(manifest), true, `the real manifest must be valid: ${JSON.stringify(validate.errors)}`);
+    assert.equal(
+      validate(manifest),
+      true,
+      `the real manifest must be valid: ${JSON.stringify(validate.errors)}`,
+    );
     for (const path of ["add", "list", "init", "mcp.serve"]) {
       const broken = structuredClone(manifest);
       broken.commands[path].mcp = true;
       assert.equal(validate(broken), false, `mcp: true on ${path} must fail validation`);
-      assert.ok(validate.errors?.some((error) => error.instancePath === `/commands/${path}/mcp`), JSON.stringify(validate.errors));
+      assert.ok(
+        validate.errors?.some((error) => error.instancePath === `/commands/${path}/mcp`),
+        JSON.stringify(validate.errors),
+      );
     }
   });
 });

@@ -3,48 +3,73 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandRegistry } from "../../mod.ts";
-import { parseArgv, type ParsedArgv } from "../../lib/command/argv_parser.ts";
+import { parseArgv, type ParsedArgv } from "../../lib/command/cli/argv_parser.ts";
 import { asDefinition, type Declaration } from "../helpers/declarations.ts";
 
 const SUCCESS = { "0": { name: "SUCCESS", description: "Done", retryable: false, side_effects: "none" } };
 
 function command(changes: Declaration): Declaration {
-  return { description: "A command", danger_level: "safe", required_scopes: [], exit_codes: SUCCESS, run: () => null, ...changes };
+  return {
+    description: "A command",
+    danger_level: "safe",
+    required_scopes: [],
+    exit_codes: SUCCESS,
+    run: () => null,
+    ...changes,
+  };
 }
 
 const registry = new CommandRegistry();
-registry.register("list", asDefinition(command({
-  flags: {
-    limit: { type: "integer", short: "n", description: "At most N" },
-    tag: { type: "array", short: "t", description: "A tag; repeatable" },
-    verbose: { type: "boolean", short: "v", description: "More detail" },
-    all: { type: "boolean", short: "a", description: "Include archived" },
-    name: { type: "string", description: "Only this name" },
-    color: { type: "enum", enum_values: ["red", "green", "blue"], description: "Only this color" },
-    ratio: { type: "number", description: "A ratio" },
-  },
-  positionals: [{ name: "shelf", description: "Which shelf", required: false }],
-})));
-registry.register("show", asDefinition(command({ positionals: [{ name: "id", type: "integer", description: "The id" }] })));
-registry.register("notes.add", asDefinition(command({
-  danger_level: "mutating",
-  aliases: ["new"],
-  flags: { title: { type: "string", required: true, description: "The title" } },
-})));
-registry.register("notes.remove", asDefinition(command({
-  danger_level: "destructive",
-  aliases: ["rm"],
-  positionals: [{ name: "id", type: "integer", description: "The id" }],
-})));
-registry.register("remote.branch.delete", asDefinition(command({
-  positionals: [{ name: "branch", description: "The branch" }],
-})));
-registry.register("serve", asDefinition(command({
-  stdout: "protocol",
-  protocol: "line-echo",
-  run: undefined,
-  serve: () => () => Promise.resolve(),
-})));
+registry.register(
+  "list",
+  asDefinition(command({
+    flags: {
+      limit: { type: "integer", short: "n", description: "At most N" },
+      tag: { type: "array", short: "t", description: "A tag; repeatable" },
+      verbose: { type: "boolean", short: "v", description: "More detail" },
+      all: { type: "boolean", short: "a", description: "Include archived" },
+      name: { type: "string", description: "Only this name" },
+      color: { type: "enum", enum_values: ["red", "green", "blue"], description: "Only this color" },
+      ratio: { type: "number", description: "A ratio" },
+    },
+    positionals: [{ name: "shelf", description: "Which shelf", required: false }],
+  })),
+);
+registry.register(
+  "show",
+  asDefinition(command({ positionals: [{ name: "id", type: "integer", description: "The id" }] })),
+);
+registry.register(
+  "notes.add",
+  asDefinition(command({
+    danger_level: "mutating",
+    aliases: ["new"],
+    flags: { title: { type: "string", required: true, description: "The title" } },
+  })),
+);
+registry.register(
+  "notes.remove",
+  asDefinition(command({
+    danger_level: "destructive",
+    aliases: ["rm"],
+    positionals: [{ name: "id", type: "integer", description: "The id" }],
+  })),
+);
+registry.register(
+  "remote.branch.delete",
+  asDefinition(command({
+    positionals: [{ name: "branch", description: "The branch" }],
+  })),
+);
+registry.register(
+  "serve",
+  asDefinition(command({
+    stdout: "protocol",
+    protocol: "line-echo",
+    run: undefined,
+    serve: () => () => Promise.resolve(),
+  })),
+);
 const commands = registry.commandLookup();
 
 function parse(...argv: string[]): ParsedArgv {
@@ -98,7 +123,9 @@ describe("parseArgv: long flags", () => {
   });
 
   it("--no-a takes no value", () => {
-    assert.deepEqual(messages(parse("list", "--no-verbose=true")), ["--no-verbose takes no value, got 'true'"]);
+    assert.deepEqual(messages(parse("list", "--no-verbose=true")), [
+      "--no-verbose takes no value, got 'true'",
+    ]);
   });
 
   it("--no-a of a flag that is not boolean is unknown", () => {
@@ -106,7 +133,10 @@ describe("parseArgv: long flags", () => {
   });
 
   it("values are coerced to the declared type, with the exact message when they do not fit", () => {
-    assert.deepEqual(given(parseClean("list", "--ratio", "2.5", "--color", "green")), { ratio: 2.5, color: "green" });
+    assert.deepEqual(given(parseClean("list", "--ratio", "2.5", "--color", "green")), {
+      ratio: 2.5,
+      color: "green",
+    });
     assert.deepEqual(messages(parse("list", "--limit", "abc", "--verbose=maybe", "--color", "gren")), [
       "--limit expects an integer, got 'abc'",
       "--verbose expects a boolean, got 'maybe'",
@@ -171,11 +201,15 @@ describe("parseArgv: negative numbers, - and --", () => {
 
 describe("parseArgv: repeats and missing values", () => {
   it("an array flag collects every repeat, in order, in every form", () => {
-    assert.deepEqual(given(parseClean("list", "--tag", "a", "--tag=b", "-t", "c", "-td")), { tag: ["a", "b", "c", "d"] });
+    assert.deepEqual(given(parseClean("list", "--tag", "a", "--tag=b", "-t", "c", "-td")), {
+      tag: ["a", "b", "c", "d"],
+    });
   });
 
   it("a non-array flag given twice is an issue", () => {
-    assert.deepEqual(messages(parse("list", "--limit", "1", "-n", "2")), ["--limit was given more than once"]);
+    assert.deepEqual(messages(parse("list", "--limit", "1", "-n", "2")), [
+      "--limit was given more than once",
+    ]);
   });
 
   it("a value flag at the end without a value says what to pass", () => {
@@ -211,7 +245,10 @@ describe("parseArgv: unknown flags", () => {
   });
 
   it("an unknown flag far from every known flag has no suggestion", () => {
-    assert.deepEqual(parse("list", "--zzzzzzzz").issues, [{ field: "--zzzzzzzz", message: "unknown flag --zzzzzzzz" }]);
+    assert.deepEqual(parse("list", "--zzzzzzzz").issues, [{
+      field: "--zzzzzzzz",
+      message: "unknown flag --zzzzzzzz",
+    }]);
   });
 
   it("every problem is collected, not just the first", () => {
@@ -224,7 +261,15 @@ describe("parseArgv: unknown flags", () => {
 
   it("a safe command does not take the destructive framework flags; a destructive one does", () => {
     assert.deepEqual(messages(parse("list", "--dry-run")), ["unknown flag --dry-run"]);
-    const parsed = parseClean("notes", "rm", "7", "--dry-run", "--confirm-destructive", "--idempotency-key", "k");
+    const parsed = parseClean(
+      "notes",
+      "rm",
+      "7",
+      "--dry-run",
+      "--confirm-destructive",
+      "--idempotency-key",
+      "k",
+    );
     assert.deepEqual(given(parsed), { "dry-run": true, "confirm-destructive": true, "idempotency-key": "k" });
   });
 
@@ -232,7 +277,10 @@ describe("parseArgv: unknown flags", () => {
     for (const flag of ["--dry-run", "--idempotency-key", "--confirm-destructive", "--output"]) {
       const [issue] = parse("serve", flag).issues;
       assert.equal(issue?.field, flag);
-      assert.match(issue?.message ?? "", new RegExp(`^serve does not accept ${flag}: it is a protocol server`));
+      assert.match(
+        issue?.message ?? "",
+        new RegExp(`^serve does not accept ${flag}: it is a protocol server`),
+      );
     }
   });
 });
@@ -267,7 +315,9 @@ describe("parseArgv: global flags", () => {
   });
 
   it("a bad global flag value is an issue like any other", () => {
-    assert.deepEqual(messages(parse("--format", "yaml", "list")), ["--format expects one of json, plain, got 'yaml'"]);
+    assert.deepEqual(messages(parse("--format", "yaml", "list")), [
+      "--format expects one of json, plain, got 'yaml'",
+    ]);
   });
 
   it("no argv at all: no command, no issue (dispatch asks for one)", () => {
@@ -308,12 +358,19 @@ describe("parseArgv: command words", () => {
   it("an unknown command is an issue naming the closest command", () => {
     const parsed = parse("lst");
     assert.equal(parsed.path, undefined);
-    assert.deepEqual(parsed.issues[0], { field: "lst", message: "unknown command 'lst'", suggestion: "did you mean 'list'?" });
+    assert.deepEqual(parsed.issues[0], {
+      field: "lst",
+      message: "unknown command 'lst'",
+      suggestion: "did you mean 'list'?",
+    });
     assert.deepEqual(parsed.positionals, []);
   });
 
   it("an unknown command far from every command has no suggestion", () => {
-    assert.deepEqual(parse("zzzzzzzz").issues, [{ field: "zzzzzzzz", message: "unknown command 'zzzzzzzz'" }]);
+    assert.deepEqual(parse("zzzzzzzz").issues, [{
+      field: "zzzzzzzz",
+      message: "unknown command 'zzzzzzzz'",
+    }]);
   });
 
   it("group words without a subcommand name no command and raise no parse issue (dispatch lists the subcommands)", () => {

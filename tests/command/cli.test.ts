@@ -4,7 +4,17 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { finished, NOTES, onlyEnvelope, programArgv, run, sendSignal, start, tempDir, waitForOutput } from "../helpers/run.ts";
+import {
+  finished,
+  NOTES,
+  onlyEnvelope,
+  programArgv,
+  run,
+  sendSignal,
+  start,
+  tempDir,
+  waitForOutput,
+} from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 
@@ -12,7 +22,9 @@ describe("notes: one envelope per invocation", () => {
   it("`--format json add --title x` prints exactly one envelope line and exits 0", async () => {
     const home = tempDir();
     try {
-      const result = await run([...NOTES, "--format", "json", "add", "--title", "x"], { env: { NOTES_HOME: home.path } });
+      const result = await run([...NOTES, "--format", "json", "add", "--title", "x"], {
+        env: { NOTES_HOME: home.path },
+      });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.split("\n").filter(Boolean).length, 1);
       const envelope = onlyEnvelope(result.stdout);
@@ -32,7 +44,9 @@ describe("notes: one envelope per invocation", () => {
     const home = tempDir();
     const notesHome = join(home.path, "notes-home");
     try {
-      const result = await run([...NOTES, "add", "--title", "x", "--limit", "3"], { env: { NOTES_HOME: notesHome } });
+      const result = await run([...NOTES, "add", "--title", "x", "--limit", "3"], {
+        env: { NOTES_HOME: notesHome },
+      });
       assert.equal(result.code, 2);
       const envelope = onlyEnvelope(result.stdout);
       assert.equal(envelope.ok, false);
@@ -50,7 +64,12 @@ describe("notes: one envelope per invocation", () => {
     assert.equal(result.code, 2);
     const { error } = onlyEnvelope(result.stdout);
     const messages = error.issues.map((issue: { message: string }) => issue.message);
-    assert.deepEqual(messages, ["unknown flag --titel", "unknown flag --bogus", "--title is required", "unexpected argument 'x'"]);
+    assert.deepEqual(messages, [
+      "unknown flag --titel",
+      "unknown flag --bogus",
+      "--title is required",
+      "unexpected argument 'x'",
+    ]);
     assert.equal(error.issues[0].suggestion, "did you mean --title?");
   });
 
@@ -120,7 +139,10 @@ describe("notes: formats", () => {
   it("an invalid NOTES_FORMAT is an ARG_ERROR", async () => {
     const result = await run([...NOTES, "list"], { env: { NOTES_FORMAT: "yaml" } });
     assert.equal(result.code, 2);
-    assert.match(onlyEnvelope(result.stdout).error.message, /NOTES_FORMAT expects one of json, plain, got 'yaml'/);
+    assert.match(
+      onlyEnvelope(result.stdout).error.message,
+      /NOTES_FORMAT expects one of json, plain, got 'yaml'/,
+    );
   });
 });
 
@@ -194,14 +216,20 @@ describe("notes: --idempotency-key", () => {
     const home = tempDir();
     const env = { NOTES_HOME: home.path };
     try {
-      const first = onlyEnvelope((await run([...NOTES, "add", "--title", "once", "--idempotency-key", "k-1"], { env })).stdout);
+      const first = onlyEnvelope(
+        (await run([...NOTES, "add", "--title", "once", "--idempotency-key", "k-1"], { env })).stdout,
+      );
       const replay = await run([...NOTES, "add", "--title", "once", "--idempotency-key", "k-1"], { env });
       assert.equal(replay.code, 0);
       const second = onlyEnvelope(replay.stdout);
       assert.equal(second.data.effect, "noop");
       assert.deepEqual(second.data.note, first.data.note);
       assert.equal(second.meta.idempotency_hit, true);
-      assert.equal(onlyEnvelope((await run([...NOTES, "list"], { env })).stdout).data.length, 1, "the replay must not add");
+      assert.equal(
+        onlyEnvelope((await run([...NOTES, "list"], { env })).stdout).data.length,
+        1,
+        "the replay must not add",
+      );
 
       const conflict = await run([...NOTES, "add", "--title", "other", "--idempotency-key", "k-1"], { env });
       assert.equal(conflict.code, 6);
@@ -209,7 +237,10 @@ describe("notes: --idempotency-key", () => {
       const stored = readdirSync(join(home.path, ".idempotency"));
       assert.equal(stored.length, 1);
       assert.match(stored[0]!, /^[0-9a-f]{64}\.json$/);
-      assert.equal(JSON.parse(readFileSync(join(home.path, ".idempotency", stored[0]!), "utf8")).command, "add");
+      assert.equal(
+        JSON.parse(readFileSync(join(home.path, ".idempotency", stored[0]!), "utf8")).command,
+        "add",
+      );
     } finally {
       home.cleanup();
     }
@@ -279,7 +310,11 @@ describe("lab: signals", () => {
     sendSignal(child, "SIGTERM");
     const result = await done;
     assert.equal(result.code, 143);
-    assert.equal(result.stdout, "", "the first signal's envelope waits for cleanup; the second ends before it");
+    assert.equal(
+      result.stdout,
+      "",
+      "the first signal's envelope waits for cleanup; the second ends before it",
+    );
   });
 });
 
@@ -332,10 +367,34 @@ describe("lab: exit codes", () => {
 
 describe("lab: flag forms", () => {
   it("parses --a=b, --a b, short flags, clusters, negative numbers, repeats, enums and --", async () => {
-    const result = await run([...LAB, "types", "-s", "text", "-i", "-5", "--num=2.5", "-bv", "--arr", "a", "--arr=b", "--color", "green", "--", "-first"]);
+    const result = await run([
+      ...LAB,
+      "types",
+      "-s",
+      "text",
+      "-i",
+      "-5",
+      "--num=2.5",
+      "-bv",
+      "--arr",
+      "a",
+      "--arr=b",
+      "--color",
+      "green",
+      "--",
+      "-first",
+    ]);
     assert.equal(result.code, 0, result.stdout);
     const { data } = onlyEnvelope(result.stdout);
-    assert.deepEqual(data.flags, { str: "text", int: -5, num: 2.5, bool: true, verbose: true, arr: ["a", "b"], color: "green" });
+    assert.deepEqual(data.flags, {
+      str: "text",
+      int: -5,
+      num: 2.5,
+      bool: true,
+      verbose: true,
+      arr: ["a", "b"],
+      color: "green",
+    });
     assert.deepEqual(data.args, { first: "-first" });
   });
 
@@ -351,7 +410,9 @@ describe("lab: flag forms", () => {
   it("type errors name the flag, the expectation and the value", async () => {
     const result = await run([...LAB, "types", "-i", "1.5", "--num", "x", "--color", "gren", "--str"]);
     assert.equal(result.code, 2);
-    const messages = onlyEnvelope(result.stdout).error.issues.map((issue: { message: string }) => issue.message);
+    const messages = onlyEnvelope(result.stdout).error.issues.map((issue: { message: string }) =>
+      issue.message
+    );
     assert.deepEqual(messages, [
       "-i expects an integer, got '1.5'",
       "--num expects a number, got 'x'",

@@ -1,7 +1,7 @@
 // splitCommandLine / quoteCommandLine: shell word splitting without a shell (the `--exec` of toolwire).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { quoteCommandLine, splitCommandLine } from "../../lib/command/command_line.ts";
+import { quoteCommandLine, splitCommandLine } from "../../lib/command/cli/command_line.ts";
 
 function split(line: string): string[] {
   const result = splitCommandLine(line);
@@ -11,7 +11,12 @@ function split(line: string): string[] {
 
 describe("splitCommandLine", () => {
   it("splits on unquoted blanks, tabs and newlines; no words in an empty line", () => {
-    assert.deepEqual(split("  python3\ttool.py \n --profile   dev "), ["python3", "tool.py", "--profile", "dev"]);
+    assert.deepEqual(split("  python3\ttool.py \n --profile   dev "), [
+      "python3",
+      "tool.py",
+      "--profile",
+      "dev",
+    ]);
     assert.deepEqual(split(""), []);
     assert.deepEqual(split(" \t\n"), []);
   });
@@ -35,7 +40,19 @@ describe("splitCommandLine", () => {
 
   it("shell syntax is ordinary text: nothing is expanded, substituted, piped or redirected", () => {
     assert.deepEqual(split("tool; rm -rf / | cat > out $(id) `id` $HOME * &&"), [
-      "tool;", "rm", "-rf", "/", "|", "cat", ">", "out", "$(id)", "`id`", "$HOME", "*", "&&",
+      "tool;",
+      "rm",
+      "-rf",
+      "/",
+      "|",
+      "cat",
+      ">",
+      "out",
+      "$(id)",
+      "`id`",
+      "$HOME",
+      "*",
+      "&&",
     ]);
   });
 
@@ -49,12 +66,30 @@ describe("splitCommandLine", () => {
 
 describe("quoteCommandLine", () => {
   it("leaves plain words alone and single-quotes the rest", () => {
-    assert.equal(quoteCommandLine(["python3", "/srv/my-tool/cli.py", "--x=1"]), "python3 /srv/my-tool/cli.py --x=1");
+    assert.equal(
+      quoteCommandLine(["python3", "/srv/my-tool/cli.py", "--x=1"]),
+      "python3 /srv/my-tool/cli.py --x=1",
+    );
     assert.equal(quoteCommandLine(["my tool.py", "it's", ""]), `'my tool.py' 'it'\\''s' ''`);
   });
 
   it("round-trips through splitCommandLine, whatever the words hold", () => {
-    const words = ["a b", "it's", `"q"`, "\\", "$(id)", "`x`", "; rm -rf x", "\n", "\t", "*", "", "é ü", "'", "''"];
+    const words = [
+      "a b",
+      "it's",
+      `"q"`,
+      "\\",
+      "$(id)",
+      "`x`",
+      "; rm -rf x",
+      "\n",
+      "\t",
+      "*",
+      "",
+      "é ü",
+      "'",
+      "''",
+    ];
     assert.deepEqual(split(quoteCommandLine(words)), words);
   });
 });

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTool, GLOBAL_FLAGS } from "../../mod.ts";
-import { bashCompletion } from "../../lib/command/completions/bash_completion.ts";
-import { completionModel, shellIdentifier } from "../../lib/command/completions/completion_model.ts";
-import { fishCompletion } from "../../lib/command/completions/fish_completion.ts";
-import { zshCompletion } from "../../lib/command/completions/zsh_completion.ts";
+import { bashCompletion } from "../../lib/command/builtins/completions/bash_completion.ts";
+import { completionModel, shellIdentifier } from "../../lib/command/builtins/completions/completion_model.ts";
+import { fishCompletion } from "../../lib/command/builtins/completions/fish_completion.ts";
+import { zshCompletion } from "../../lib/command/builtins/completions/zsh_completion.ts";
 import { NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 
 function shellMissing(shell: string): string | false {

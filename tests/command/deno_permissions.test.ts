@@ -10,10 +10,13 @@ import { onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
 const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
 const DENO = denoGlobal?.execPath() ?? join(ROOT, "node_modules", "deno", "deno");
 const NOTES_TS = join(ROOT, "examples", "notes", "main.ts");
-const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+const INIT =
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
 
 function notes(permissions: string[], args: string[], stdin?: string) {
-  return run([DENO, "run", "--quiet", "--no-prompt", ...permissions, NOTES_TS, ...args], { ...(stdin === undefined ? {} : { stdin }) });
+  return run([DENO, "run", "--quiet", "--no-prompt", ...permissions, NOTES_TS, ...args], {
+    ...(stdin === undefined ? {} : { stdin }),
+  });
 }
 
 describe("Deno with least privilege", { skip: existsSync(DENO) ? false : "no Deno binary" }, () => {
@@ -48,8 +51,22 @@ describe("Deno with least privilege", { skip: existsSync(DENO) ? false : "no Den
   it("the documented set runs the example: env, read and write scoped to its home", async () => {
     const home = tempDir();
     try {
-      const scoped = [`--allow-env=NOTES_HOME,NOTES_FORMAT`, `--allow-read=${home.path}`, `--allow-write=${home.path}`];
-      const result = await run([DENO, "run", "--quiet", "--no-prompt", ...scoped, NOTES_TS, "add", "--title", "least"], {
+      const scoped = [
+        `--allow-env=NOTES_HOME,NOTES_FORMAT`,
+        `--allow-read=${home.path}`,
+        `--allow-write=${home.path}`,
+      ];
+      const result = await run([
+        DENO,
+        "run",
+        "--quiet",
+        "--no-prompt",
+        ...scoped,
+        NOTES_TS,
+        "add",
+        "--title",
+        "least",
+      ], {
         env: { NOTES_HOME: home.path },
       });
       assert.equal(result.code, 0, result.stderr);

@@ -2,12 +2,12 @@
 // registration rules reused on manifest entries, every issue naming the command and the field.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { RegistrationError } from "../../lib/command/command_error.ts";
-import type { CommandDefinition } from "../../lib/command/contract.ts";
-import { validateEnvelope } from "../../lib/command/envelope_validation.ts";
-import { manifestEntry } from "../../lib/command/manifest.ts";
-import { validateManifest } from "../../lib/command/manifest_validation.ts";
-import { manifestEntryIssues, validateDefinition } from "../../lib/command/registration_rules.ts";
+import { RegistrationError } from "../../lib/command/contract/command_error.ts";
+import type { CommandDefinition } from "../../lib/command/contract/contract.ts";
+import { validateEnvelope } from "../../lib/command/contract/envelope_validation.ts";
+import { manifestEntry } from "../../lib/command/contract/manifest.ts";
+import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
+import { manifestEntryIssues, validateDefinition } from "../../lib/command/contract/registration_rules.ts";
 import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -32,7 +32,13 @@ const GOOD: Loose = {
       danger_level: "safe",
       required_scopes: [],
       flags: { limit: { type: "integer", required: false, default: 5, description: "At most" } },
-      positionals: [{ name: "ids", type: "integer", required: false, variadic: true, description: "Only these" }],
+      positionals: [{
+        name: "ids",
+        type: "integer",
+        required: false,
+        variadic: true,
+        description: "Only these",
+      }],
       exit_codes: { "0": { name: "SUCCESS", description: "Listed", retryable: false, side_effects: "none" } },
     },
     "mcp.serve": {
@@ -42,7 +48,9 @@ const GOOD: Loose = {
       stdout: "protocol",
       protocol: "mcp-stdio",
       flags: {},
-      exit_codes: { "0": { name: "SUCCESS", description: "stdin closed", retryable: false, side_effects: "none" } },
+      exit_codes: {
+        "0": { name: "SUCCESS", description: "stdin closed", retryable: false, side_effects: "none" },
+      },
     },
   },
 };
@@ -68,15 +76,35 @@ describe("validateManifest", () => {
     assert.deepEqual(fields(withEntry("list", (e) => (e.mcp = true))), [["list", "mcp"]]);
     assert.deepEqual(fields(withEntry("mcp.serve", (e) => delete e.protocol)), [["mcp.serve", "protocol"]]);
     assert.deepEqual(fields(withEntry("list", (e) => (e.protocol = "lsp"))), [["list", "stdout"]]);
-    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.protocol = "MCP"))), [["mcp.serve", "protocol"]]);
-    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.output_schema = { type: "object" }))), [["mcp.serve", "output_schema"]]);
-    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.stdin = { description: "x" }))), [["mcp.serve", "stdin"]]);
-    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.flags["dry-run"] = { type: "boolean", required: false, description: "d" }))), [["mcp.serve", "flags.dry-run"]]);
+    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.protocol = "MCP"))), [[
+      "mcp.serve",
+      "protocol",
+    ]]);
+    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.output_schema = { type: "object" }))), [[
+      "mcp.serve",
+      "output_schema",
+    ]]);
+    assert.deepEqual(fields(withEntry("mcp.serve", (e) => (e.stdin = { description: "x" }))), [[
+      "mcp.serve",
+      "stdin",
+    ]]);
+    assert.deepEqual(
+      fields(
+        withEntry(
+          "mcp.serve",
+          (e) => (e.flags["dry-run"] = { type: "boolean", required: false, description: "d" }),
+        ),
+      ),
+      [["mcp.serve", "flags.dry-run"]],
+    );
   });
 
   it("names the command and the field in every message", () => {
     const [issue] = validateManifest(withEntry("list", (e) => (e.mcp = true)));
-    assert.equal(issue!.message, "command 'list': mcp: may only be false (absent means the MCP server may offer it)");
+    assert.equal(
+      issue!.message,
+      "command 'list': mcp: may only be false (absent means the MCP server may offer it)",
+    );
   });
 
   it("collects every broken rule of an entry, not only the first", () => {
@@ -85,21 +113,61 @@ describe("validateManifest", () => {
       e.danger_level = "risky";
       e.exit_codes["42"] = { name: "X", description: "x", retryable: false, side_effects: "none" };
     });
-    assert.deepEqual(fields(manifest), [["list", "danger_level"], ["list", "exit_codes.42"], ["list", "mcp"]]);
+    assert.deepEqual(fields(manifest), [["list", "danger_level"], ["list", "exit_codes.42"], [
+      "list",
+      "mcp",
+    ]]);
   });
 
   it("holds manifest entries to their serialised form: framework flags allowed, global flags and unknown fields not", () => {
-    assert.deepEqual(fields(withEntry("list", (e) => (e.flags["idempotency-key"] = { type: "string", required: false, description: "k" }))), []);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.flags.format = { type: "string", required: false, description: "f" }))), [["list", "flags.format"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => delete e.flags.limit.required)), [["list", "flags.limit.required"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => delete e.positionals[0].type)), [["list", "positionals.0.type"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.timeout_seconds = 5))), [["list", "timeout_seconds"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.flags.limit.hint = "x"))), [["list", "flags.limit.hint"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].extra = 1))), [["list", "exit_codes.0.extra"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].description = "x".repeat(121)))), [["list", "exit_codes.0.description"]]);
+    assert.deepEqual(
+      fields(
+        withEntry(
+          "list",
+          (e) => (e.flags["idempotency-key"] = { type: "string", required: false, description: "k" }),
+        ),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      fields(
+        withEntry("list", (e) => (e.flags.format = { type: "string", required: false, description: "f" })),
+      ),
+      [["list", "flags.format"]],
+    );
+    assert.deepEqual(fields(withEntry("list", (e) => delete e.flags.limit.required)), [[
+      "list",
+      "flags.limit.required",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => delete e.positionals[0].type)), [[
+      "list",
+      "positionals.0.type",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.timeout_seconds = 5))), [[
+      "list",
+      "timeout_seconds",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.flags.limit.hint = "x"))), [[
+      "list",
+      "flags.limit.hint",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].extra = 1))), [[
+      "list",
+      "exit_codes.0.extra",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.exit_codes["0"].description = "x".repeat(121)))), [[
+      "list",
+      "exit_codes.0.description",
+    ]]);
     assert.deepEqual(fields(withEntry("list", (e) => delete e.flags)), [["list", "flags"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.requires_confirmation = true))), [["list", "requires_confirmation"]]);
-    assert.deepEqual(fields(withEntry("list", (e) => (e.subcommands = ["list.more"]))), [["list", "subcommands"]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.requires_confirmation = true))), [[
+      "list",
+      "requires_confirmation",
+    ]]);
+    assert.deepEqual(fields(withEntry("list", (e) => (e.subcommands = ["list.more"]))), [[
+      "list",
+      "subcommands",
+    ]]);
   });
 
   it("checks the manifest's own fields", () => {
@@ -108,10 +176,16 @@ describe("validateManifest", () => {
     manifest.schema_version = 3;
     manifest.extra = true;
     manifest.tool = { name: "notes", version: "1.0.0", description: "Notes" };
-    assert.deepEqual(fields(manifest), [[undefined, "extra"], [undefined, "tool"], [undefined, "schema_version"], [undefined, "etag"]]);
+    assert.deepEqual(fields(manifest), [[undefined, "extra"], [undefined, "tool"], [
+      undefined,
+      "schema_version",
+    ], [undefined, "etag"]]);
     assert.deepEqual(fields({ ...GOOD, commands: [] }), [[undefined, "commands"]]);
     assert.deepEqual(fields(null), [[undefined, "manifest"]]);
-    assert.deepEqual(fields({ ...GOOD, commands: { "Bad Path": GOOD.commands.list, list: 3 } }), [["Bad Path", "path"], ["list", "entry"]]);
+    assert.deepEqual(fields({ ...GOOD, commands: { "Bad Path": GOOD.commands.list, list: 3 } }), [[
+      "Bad Path",
+      "path",
+    ], ["list", "entry"]]);
   });
 });
 
@@ -130,19 +204,45 @@ describe("the registration rules, shared by definitions and manifest entries", (
   });
 
   it("a definition still stops at its first broken rule, with the same message", () => {
-    assert.throws(() => validateDefinition("echo", { ...definition, mcp: true, danger_level: "risky" } as unknown as CommandDefinition), (error: unknown) => {
-      assert.ok(error instanceof RegistrationError);
-      assert.equal(error.message, "command 'echo': danger_level: must be 'safe', 'mutating' or 'destructive'");
-      return true;
-    });
-    assert.throws(() => validateDefinition("echo", { ...definition, flags: { "dry-run": { type: "boolean", description: "x" } } }), /command 'echo': flags.dry-run: --dry-run is a framework flag/);
-    assert.throws(() => validateDefinition("echo", { ...definition, run: undefined } as unknown as CommandDefinition), /command 'echo': run: a command needs a run\(ctx\) handler/);
+    assert.throws(
+      () =>
+        validateDefinition(
+          "echo",
+          { ...definition, mcp: true, danger_level: "risky" } as unknown as CommandDefinition,
+        ),
+      (error: unknown) => {
+        assert.ok(error instanceof RegistrationError);
+        assert.equal(
+          error.message,
+          "command 'echo': danger_level: must be 'safe', 'mutating' or 'destructive'",
+        );
+        return true;
+      },
+    );
+    assert.throws(
+      () =>
+        validateDefinition("echo", {
+          ...definition,
+          flags: { "dry-run": { type: "boolean", description: "x" } },
+        }),
+      /command 'echo': flags.dry-run: --dry-run is a framework flag/,
+    );
+    assert.throws(
+      () => validateDefinition("echo", { ...definition, run: undefined } as unknown as CommandDefinition),
+      /command 'echo': run: a command needs a run\(ctx\) handler/,
+    );
   });
 });
 
 describe("validateEnvelope", () => {
   const ok = { ok: true, data: { id: 1 }, error: null, warnings: [], meta: { exit_code: 0, duration_ms: 3 } };
-  const failed = { ok: false, data: null, error: { code: "NOT_FOUND", message: "gone", retryable: false }, warnings: [], meta: { exit_code: 5, duration_ms: 1 } };
+  const failed = {
+    ok: false,
+    data: null,
+    error: { code: "NOT_FOUND", message: "gone", retryable: false },
+    warnings: [],
+    meta: { exit_code: 5, duration_ms: 1 },
+  };
 
   it("accepts a success and a failure", () => {
     assert.deepEqual(validateEnvelope(ok), []);
@@ -150,14 +250,22 @@ describe("validateEnvelope", () => {
   });
 
   it("names every problem", () => {
-    assert.deepEqual(validateEnvelope({ ...ok, extra: 1, warnings: undefined }), ["unexpected key 'extra'", "warnings must be an array of objects"]);
+    assert.deepEqual(validateEnvelope({ ...ok, extra: 1, warnings: undefined }), [
+      "unexpected key 'extra'",
+      "warnings must be an array of objects",
+    ]);
     const { meta: _meta, ...withoutMeta } = ok;
-    assert.deepEqual(validateEnvelope(withoutMeta), ["missing key 'meta'", "meta must be an object with exit_code and duration_ms"]);
+    assert.deepEqual(validateEnvelope(withoutMeta), [
+      "missing key 'meta'",
+      "meta must be an object with exit_code and duration_ms",
+    ]);
     assert.deepEqual(validateEnvelope({ ...ok, meta: { exit_code: 3, duration_ms: 1.5 } }), [
       "meta.duration_ms must be an integer >= 0",
       "ok is true but meta.exit_code is 3: ok must be true exactly when the exit code is 0",
     ]);
-    assert.deepEqual(validateEnvelope({ ...failed, error: null }), ["error must be an object {code, message, retryable} when ok is false"]);
+    assert.deepEqual(validateEnvelope({ ...failed, error: null }), [
+      "error must be an object {code, message, retryable} when ok is false",
+    ]);
     assert.deepEqual(validateEnvelope([]), ["an envelope is a JSON object"]);
   });
 });

@@ -19,7 +19,7 @@ import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandError, ExitCode } from "../../mod.ts";
-import { mergeServer } from "../../lib/command/mcp_install/config_merge.ts";
+import { mergeServer } from "../../lib/command/builtins/mcp_install/config_merge.ts";
 import { initialize } from "../helpers/mcp_wire.ts";
 import { WireSession } from "../helpers/mcp_wire.ts";
 import { type Loose, NOTES, onlyEnvelope, run, type RunResult, tempDir } from "../helpers/run.ts";

@@ -6,8 +6,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandRegistry, RegistrationError } from "../../mod.ts";
-import { manifestEntry } from "../../lib/command/manifest.ts";
-import { manifestEntryIssues } from "../../lib/command/registration_rules.ts";
+import { manifestEntry } from "../../lib/command/contract/manifest.ts";
+import { manifestEntryIssues } from "../../lib/command/contract/registration_rules.ts";
 import {
   asDefinition,
   type Declaration,

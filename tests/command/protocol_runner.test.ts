@@ -4,13 +4,25 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { finished, lastLine, onlyEnvelope, programArgv, run, sendSignal, start, tempDir, waitForOutput } from "../helpers/run.ts";
+import {
+  finished,
+  lastLine,
+  onlyEnvelope,
+  programArgv,
+  run,
+  sendSignal,
+  start,
+  tempDir,
+  waitForOutput,
+} from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 
 describe("protocol runner: phase 1", () => {
   it("a prepare failure exits with its declared code, stdout empty, the envelope last on stderr", async () => {
-    const result = await run([...LAB, "--format", "json", "echo-lines", "--fail-prepare"], { stdin: "hello\n" });
+    const result = await run([...LAB, "--format", "json", "echo-lines", "--fail-prepare"], {
+      stdin: "hello\n",
+    });
     assert.equal(result.code, 5);
     assert.equal(result.stdout, "");
     assert.match(result.stderr, /lab: error: configuration lab.toml does not exist/);
@@ -51,7 +63,16 @@ describe("protocol runner: phase 1", () => {
   });
 
   it("the timeout covers preparing: a slow prepare exits 10 and never serves", async () => {
-    const result = await run([...LAB, "--format", "json", "echo-lines", "--prepare-ms", "5000", "--timeout", "0.2"], { stdin: "x\n" });
+    const result = await run([
+      ...LAB,
+      "--format",
+      "json",
+      "echo-lines",
+      "--prepare-ms",
+      "5000",
+      "--timeout",
+      "0.2",
+    ], { stdin: "x\n" });
     assert.equal(result.code, 10);
     assert.equal(result.stdout, "");
     assert.equal(JSON.parse(lastLine(result.stderr)).error.code, "TIMEOUT");

@@ -1,10 +1,10 @@
 // Registration refuses every invalid declaration at once, naming the command and the field
-// (docs/contract.md#registration, REQ-C-032). One named test per rule of lib/command/registration_rules.ts
+// (docs/contract.md#registration, REQ-C-032). One named test per rule of lib/command/contract/registration_rules.ts
 // and registry.ts; all in-process.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CommandRegistry, createTool, RegistrationError } from "../../mod.ts";
-import { PROTOCOL_FORBIDDEN } from "../../lib/command/registration_rules.ts";
+import { PROTOCOL_FORBIDDEN } from "../../lib/command/contract/registration_rules.ts";
 import {
   asDefinition,
   type Declaration,
@@ -38,14 +38,22 @@ function row(changes: Declaration = {}): Declaration {
 }
 
 /** Registers and asserts the refusal: a RegistrationError naming `path` and `field`, in `.command`, `.field` and the message. */
-function assertRefused(declaration: Declaration, field: string, path = PATH, registry = new CommandRegistry()): void {
+function assertRefused(
+  declaration: Declaration,
+  field: string,
+  path = PATH,
+  registry = new CommandRegistry(),
+): void {
   let caught: unknown;
   try {
     registry.register(path, asDefinition(declaration));
   } catch (error) {
     caught = error;
   }
-  assert.ok(caught instanceof RegistrationError, `expected a RegistrationError for ${field}, got ${String(caught)}`);
+  assert.ok(
+    caught instanceof RegistrationError,
+    `expected a RegistrationError for ${field}, got ${String(caught)}`,
+  );
   assert.equal(caught.command, path);
   assert.equal(caught.field, field, caught.message);
   assert.ok(caught.message.includes(`'${path}'`), `the message names the command: ${caught.message}`);
@@ -54,7 +62,9 @@ function assertRefused(declaration: Declaration, field: string, path = PATH, reg
 
 describe("registration: the command path", () => {
   it("refuses a path that is not dotted lowercase kebab-case", () => {
-    for (const path of ["Widgets", "widgets..list", "widgets.", "-widgets", "widgets_list", "widgets list", ""]) {
+    for (
+      const path of ["Widgets", "widgets..list", "widgets.", "-widgets", "widgets_list", "widgets list", ""]
+    ) {
       assertRefused(ordinaryDeclaration(), "path", path);
     }
   });
@@ -116,7 +126,7 @@ describe("registration: exit codes (REQ-C-001)", () => {
     assertRefused(ordinary({ exit_codes: [row()] }), "exit_codes");
   });
 
-  it("refuses exit_codes without \"0\"", () => {
+  it('refuses exit_codes without "0"', () => {
     assertRefused(ordinary({ exit_codes: { "5": row({ name: "NOT_FOUND" }) } }), "exit_codes");
   });
 
@@ -125,16 +135,25 @@ describe("registration: exit codes (REQ-C-001)", () => {
   });
 
   it("refuses a key that is not a decimal integer", () => {
-    assertRefused(ordinary({ exit_codes: { "0": row(), "080": row({ name: "LEADING_ZERO" }) } }), "exit_codes.080");
+    assertRefused(
+      ordinary({ exit_codes: { "0": row(), "080": row({ name: "LEADING_ZERO" }) } }),
+      "exit_codes.080",
+    );
     assertRefused(ordinary({ exit_codes: { "0": row(), "x": row({ name: "X" }) } }), "exit_codes.x");
   });
 
   it("refuses a standard code under another name", () => {
-    assertRefused(ordinary({ exit_codes: { "0": row(), "5": row({ name: "MISSING" }) } }), "exit_codes.5.name");
+    assertRefused(
+      ordinary({ exit_codes: { "0": row(), "5": row({ name: "MISSING" }) } }),
+      "exit_codes.5.name",
+    );
   });
 
   it("refuses a command-specific code without a name", () => {
-    assertRefused(ordinary({ exit_codes: { "0": row(), "80": row({ name: undefined }) } }), "exit_codes.80.name");
+    assertRefused(
+      ordinary({ exit_codes: { "0": row(), "80": row({ name: undefined }) } }),
+      "exit_codes.80.name",
+    );
   });
 
   it("refuses an exit code without a description", () => {
@@ -142,10 +161,19 @@ describe("registration: exit codes (REQ-C-001)", () => {
   });
 
   it("refuses an exit-code description longer than the published 120 characters, counted in code points", () => {
-    assertRefused(ordinary({ exit_codes: { "0": row({ description: "x".repeat(121) }) } }), "exit_codes.0.description");
+    assertRefused(
+      ordinary({ exit_codes: { "0": row({ description: "x".repeat(121) }) } }),
+      "exit_codes.0.description",
+    );
     const registry = new CommandRegistry();
-    registry.register(PATH, asDefinition(ordinary({ exit_codes: { "0": row({ description: "é".repeat(120) }) } })));
-    registry.register("widgets.emoji", asDefinition(ordinary({ exit_codes: { "0": row({ description: "🙂".repeat(120) }) } })));
+    registry.register(
+      PATH,
+      asDefinition(ordinary({ exit_codes: { "0": row({ description: "é".repeat(120) }) } })),
+    );
+    registry.register(
+      "widgets.emoji",
+      asDefinition(ordinary({ exit_codes: { "0": row({ description: "🙂".repeat(120) }) } })),
+    );
   });
 
   it("refuses a non-boolean retryable", () => {
@@ -153,7 +181,10 @@ describe("registration: exit codes (REQ-C-001)", () => {
   });
 
   it("refuses side_effects other than none, partial or complete", () => {
-    assertRefused(ordinary({ exit_codes: { "0": row({ side_effects: "some" }) } }), "exit_codes.0.side_effects");
+    assertRefused(
+      ordinary({ exit_codes: { "0": row({ side_effects: "some" }) } }),
+      "exit_codes.0.side_effects",
+    );
   });
 
   it("refuses retryable: true with side_effects other than none", () => {
@@ -206,7 +237,10 @@ describe("registration: flags", () => {
 
   it("refuses an enum flag without enum_values", () => {
     assertRefused(ordinary({ flags: { color: flag({ type: "enum" }) } }), "flags.color.enum_values");
-    assertRefused(ordinary({ flags: { color: flag({ type: "enum", enum_values: [] }) } }), "flags.color.enum_values");
+    assertRefused(
+      ordinary({ flags: { color: flag({ type: "enum", enum_values: [] }) } }),
+      "flags.color.enum_values",
+    );
   });
 
   it("refuses enum_values on a flag that is not an enum", () => {
@@ -233,7 +267,10 @@ describe("registration: flags", () => {
   });
 
   it("refuses a required flag with a default", () => {
-    assertRefused(ordinary({ flags: { name: flag({ required: true, default: "x" }) } }), "flags.name.default");
+    assertRefused(
+      ordinary({ flags: { name: flag({ required: true, default: "x" }) } }),
+      "flags.name.default",
+    );
   });
 
   it("refuses a short that is not one ASCII letter, or is h (help)", () => {
@@ -284,15 +321,15 @@ describe("registration: positionals", () => {
 });
 
 describe("registration: stdout and protocol (REQ-C-032)", () => {
-  it("refuses stdout: \"protocol\" without protocol", () => {
+  it('refuses stdout: "protocol" without protocol', () => {
     assertRefused(protocol({ protocol: undefined }), "protocol");
   });
 
-  it("refuses protocol without stdout: \"protocol\"", () => {
+  it('refuses protocol without stdout: "protocol"', () => {
     assertRefused(ordinary({ protocol: "mcp-stdio" }), "stdout");
   });
 
-  it("refuses stdout other than \"protocol\"", () => {
+  it('refuses stdout other than "protocol"', () => {
     assertRefused(ordinary({ stdout: "envelope" }), "stdout");
     assertRefused(protocol({ stdout: "json" }), "stdout");
   });
@@ -305,7 +342,10 @@ describe("registration: stdout and protocol (REQ-C-032)", () => {
   });
 
   it("the forbidden-field samples cover PROTOCOL_FORBIDDEN exactly", () => {
-    assert.deepEqual(FORBIDDEN_WITH_PROTOCOL.map(([field]) => field), PROTOCOL_FORBIDDEN.map(([field]) => field));
+    assert.deepEqual(
+      FORBIDDEN_WITH_PROTOCOL.map(([field]) => field),
+      PROTOCOL_FORBIDDEN.map(([field]) => field),
+    );
   });
 
   for (const [field, value] of FORBIDDEN_WITH_PROTOCOL) {
@@ -319,7 +359,14 @@ describe("registration: stdout and protocol (REQ-C-032)", () => {
   }
 
   it("accepts a protocol command that declares the non-combining booleans as false", () => {
-    const off = { interactive: false, streaming_default: false, output_file: false, async: false, spawns_background_process: false, safe_default: false };
+    const off = {
+      interactive: false,
+      streaming_default: false,
+      output_file: false,
+      async: false,
+      spawns_background_process: false,
+      safe_default: false,
+    };
     new CommandRegistry().register("widgets.serve", asDefinition(protocol(off)));
   });
 
@@ -368,11 +415,11 @@ describe("registration: optional fields", () => {
     assertRefused(ordinary({ examples: [{ description: "x", command: "tool x", output: "y" }] }), "examples");
   });
 
-  it("refuses arguments other than \"passthrough\"", () => {
+  it('refuses arguments other than "passthrough"', () => {
     assertRefused(ordinary({ arguments: "forward" }), "arguments");
   });
 
-  it("refuses stderr other than \"child_log\"", () => {
+  it('refuses stderr other than "child_log"', () => {
     assertRefused(ordinary({ stderr: "log" }), "stderr");
   });
 
@@ -382,7 +429,18 @@ describe("registration: optional fields", () => {
   });
 
   it("refuses non-boolean values of the boolean contract fields", () => {
-    for (const field of ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default", "idempotent", "has_network_io"]) {
+    for (
+      const field of [
+        "interactive",
+        "streaming_default",
+        "output_file",
+        "async",
+        "spawns_background_process",
+        "safe_default",
+        "idempotent",
+        "has_network_io",
+      ]
+    ) {
       assertRefused(ordinary({ [field]: "yes" }), field);
     }
   });
@@ -417,13 +475,17 @@ describe("registration: the tool", () => {
   it("refuses a tool name that is not lowercase kebab-case", () => {
     assert.throws(
       () => createTool({ name: "My Tool", version: "1.0.0", description: "x" }),
-      (error: unknown) => error instanceof RegistrationError && error.command === "My Tool" && error.field === "name",
+      (error: unknown) =>
+        error instanceof RegistrationError && error.command === "My Tool" && error.field === "name",
     );
   });
 
   it("Tool.command refuses like the registry, and leaves the tool usable", () => {
     const tool = createTool({ name: "widgets", version: "1.0.0", description: "Widgets" });
-    assert.throws(() => tool.command("list", asDefinition(ordinary({ mcp: true })) as never), RegistrationError);
+    assert.throws(
+      () => tool.command("list", asDefinition(ordinary({ mcp: true })) as never),
+      RegistrationError,
+    );
     tool.command("list", asDefinition(ordinaryDeclaration()) as never);
     assert.ok(tool.registry.get("list"));
   });
@@ -449,7 +511,13 @@ describe("registration: valid declarations", () => {
   it("a destructive command's entry adds --dry-run and --confirm-destructive and requires confirmation", () => {
     const registry = new CommandRegistry();
     registry.register(PATH, asDefinition(ordinary({ danger_level: "destructive" })));
-    assert.deepEqual(flagNames(registry, PATH), ["limit", "tag", "idempotency-key", "dry-run", "confirm-destructive"]);
+    assert.deepEqual(flagNames(registry, PATH), [
+      "limit",
+      "tag",
+      "idempotency-key",
+      "dry-run",
+      "confirm-destructive",
+    ]);
     assert.equal(registry.get(PATH)!.entry.requires_confirmation, true);
   });
 

@@ -29,7 +29,10 @@ const LAB = programArgv("tests/fixtures/lab.ts");
 const { manifest: validManifest, envelope: validEnvelope } = schemaValidators();
 
 function assertValidEnvelope(envelope: unknown): void {
-  assert.ok(validEnvelope(envelope), `${schemaErrors(validEnvelope)}\n${JSON.stringify(envelope).slice(0, 500)}`);
+  assert.ok(
+    validEnvelope(envelope),
+    `${schemaErrors(validEnvelope)}\n${JSON.stringify(envelope).slice(0, 500)}`,
+  );
 }
 
 function assertValidManifest(manifest: unknown): void {
@@ -41,7 +44,10 @@ function assertInvalidManifest(manifest: unknown, why: string, at?: string): voi
   assert.equal(validManifest(manifest), false, `the manifest schema must reject ${why}`);
   if (at === undefined) return;
   const paths = (validManifest.errors ?? []).map((error) => error.instancePath);
-  assert.ok(paths.some((path) => path === at || path.startsWith(`${at}/`)), `expected an error at ${at}, got ${schemaErrors(validManifest)}`);
+  assert.ok(
+    paths.some((path) => path === at || path.startsWith(`${at}/`)),
+    `expected an error at ${at}, got ${schemaErrors(validManifest)}`,
+  );
 }
 
 /** Runs `<program> manifest` and returns its envelope, checked against the envelope schema on the way. */
@@ -70,7 +76,14 @@ describe("manifest schema: the real manifests pass", () => {
   });
 
   it("a failure envelope may carry data: toolwire check's report", async () => {
-    const result = await run([...programArgv("cmd/toolwire.ts"), "--format", "json", "check", "--", "/nonexistent/cli"]);
+    const result = await run([
+      ...programArgv("cmd/toolwire.ts"),
+      "--format",
+      "json",
+      "check",
+      "--",
+      "/nonexistent/cli",
+    ]);
     assert.notEqual(result.code, 0);
     assertValidEnvelope(onlyEnvelope(result.stdout));
   });
@@ -136,7 +149,9 @@ describe("envelope schema: real envelopes pass", () => {
   it("a success envelope (notes add)", async () => {
     const home = tempDir();
     try {
-      const result = await run([...NOTES, "add", "--title", "x", "--tag", "a"], { env: { NOTES_HOME: home.path } });
+      const result = await run([...NOTES, "add", "--title", "x", "--tag", "a"], {
+        env: { NOTES_HOME: home.path },
+      });
       assert.equal(result.code, 0, result.stderr);
       assertValidEnvelope(onlyEnvelope(result.stdout));
     } finally {
@@ -231,7 +246,13 @@ describe("envelope schema: real envelopes pass", () => {
 });
 
 describe("envelope schema: what it rejects", () => {
-  const success = () => ({ ok: true, data: { id: 1 }, error: null, warnings: [], meta: { exit_code: 0, duration_ms: 3 } });
+  const success = () => ({
+    ok: true,
+    data: { id: 1 },
+    error: null,
+    warnings: [],
+    meta: { exit_code: 0, duration_ms: 3 },
+  });
   const failure = () => ({
     ok: false,
     data: null,
@@ -302,13 +323,12 @@ describe("envelope schema: what it rejects", () => {
 // A baseline manifest built in-process by the framework: an ordinary command and a protocol command. Each
 // test below breaks one thing in a copy, the way a hand-written or foreign manifest could.
 let baseline: Promise<Manifest> | undefined;
-const baselineManifest = () =>
-  (baseline ??= (() => {
-    const tool = createTool({ name: "widgets", version: "1.0.0", description: "Widgets" });
-    tool.command("list", asDefinition(ordinaryDeclaration()) as never);
-    tool.command("serve", asDefinition(protocolDeclaration()) as never);
-    return tool.manifest();
-  })());
+const baselineManifest = () => (baseline ??= (() => {
+  const tool = createTool({ name: "widgets", version: "1.0.0", description: "Widgets" });
+  tool.command("list", asDefinition(ordinaryDeclaration()) as never);
+  tool.command("serve", asDefinition(protocolDeclaration()) as never);
+  return tool.manifest();
+})());
 
 /** A copy of the baseline manifest with `change` applied to one command's entry. */
 async function changed(path: "list" | "serve", change: (entry: Declaration) => void): Promise<Manifest> {
@@ -323,30 +343,54 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
   });
 
   it("rejects mcp: true", async () => {
-    assertInvalidManifest(await changed("list", (entry) => (entry.mcp = true)), "mcp: true", "/commands/list/mcp");
+    assertInvalidManifest(
+      await changed("list", (entry) => (entry.mcp = true)),
+      "mcp: true",
+      "/commands/list/mcp",
+    );
   });
 
   it("accepts mcp: false", async () => {
     assertValidManifest(await changed("list", (entry) => (entry.mcp = false)));
   });
 
-  it("rejects a lone stdout: \"protocol\"", async () => {
-    assertInvalidManifest(await changed("serve", (entry) => delete entry.protocol), "stdout without protocol", "/commands/serve");
-    assertInvalidManifest(await changed("list", (entry) => (entry.stdout = "protocol")), "stdout without protocol", "/commands/list");
+  it('rejects a lone stdout: "protocol"', async () => {
+    assertInvalidManifest(
+      await changed("serve", (entry) => delete entry.protocol),
+      "stdout without protocol",
+      "/commands/serve",
+    );
+    assertInvalidManifest(
+      await changed("list", (entry) => (entry.stdout = "protocol")),
+      "stdout without protocol",
+      "/commands/list",
+    );
   });
 
   it("rejects a lone protocol", async () => {
-    assertInvalidManifest(await changed("serve", (entry) => delete entry.stdout), "protocol without stdout", "/commands/serve");
-    assertInvalidManifest(await changed("list", (entry) => (entry.protocol = "lsp")), "protocol without stdout", "/commands/list");
+    assertInvalidManifest(
+      await changed("serve", (entry) => delete entry.stdout),
+      "protocol without stdout",
+      "/commands/serve",
+    );
+    assertInvalidManifest(
+      await changed("list", (entry) => (entry.protocol = "lsp")),
+      "protocol without stdout",
+      "/commands/list",
+    );
   });
 
-  it("rejects stdout other than \"protocol\"", async () => {
+  it('rejects stdout other than "protocol"', async () => {
     assertInvalidManifest(await changed("serve", (entry) => (entry.stdout = "envelope")), "stdout: envelope");
   });
 
   it("rejects a protocol name that is not lowercase kebab-case", async () => {
     for (const name of ["MCP-stdio", "mcp_stdio", "mcp stdio", "lsp-", ""]) {
-      assertInvalidManifest(await changed("serve", (entry) => (entry.protocol = name)), `protocol ${JSON.stringify(name)}`, "/commands/serve/protocol");
+      assertInvalidManifest(
+        await changed("serve", (entry) => (entry.protocol = name)),
+        `protocol ${JSON.stringify(name)}`,
+        "/commands/serve/protocol",
+      );
     }
   });
 
@@ -358,7 +402,11 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
 
   for (const [field, value] of FORBIDDEN_WITH_PROTOCOL) {
     it(`rejects a protocol entry with ${field}: ${JSON.stringify(value)}`, async () => {
-      assertInvalidManifest(await changed("serve", (entry) => (entry[field] = value)), `${field} on a protocol entry`, `/commands/serve/${field}`);
+      assertInvalidManifest(
+        await changed("serve", (entry) => (entry[field] = value)),
+        `${field} on a protocol entry`,
+        `/commands/serve/${field}`,
+      );
     });
   }
 
@@ -370,7 +418,14 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
   });
 
   it("accepts the non-combining booleans as false on a protocol entry", async () => {
-    const off = ["interactive", "streaming_default", "output_file", "async", "spawns_background_process", "safe_default"];
+    const off = [
+      "interactive",
+      "streaming_default",
+      "output_file",
+      "async",
+      "spawns_background_process",
+      "safe_default",
+    ];
     assertValidManifest(await changed("serve", (entry) => off.forEach((field) => (entry[field] = false))));
   });
 
@@ -383,13 +438,22 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
     }
   });
 
-  it("rejects exit_codes without \"0\"", async () => {
-    assertInvalidManifest(await changed("list", (entry) => delete (entry.exit_codes as Declaration)["0"]), "no exit code 0", "/commands/list/exit_codes");
+  it('rejects exit_codes without "0"', async () => {
+    assertInvalidManifest(
+      await changed("list", (entry) => delete (entry.exit_codes as Declaration)["0"]),
+      "no exit code 0",
+      "/commands/list/exit_codes",
+    );
   });
 
   it("rejects retryable: true with side_effects partial", async () => {
     const manifest = await changed("list", (entry) => {
-      (entry.exit_codes as Declaration)["80"] = { name: "BUSY", description: "Busy", retryable: true, side_effects: "partial" };
+      (entry.exit_codes as Declaration)["80"] = {
+        name: "BUSY",
+        description: "Busy",
+        retryable: true,
+        side_effects: "partial",
+      };
     });
     assertInvalidManifest(manifest, "retryable with partial side effects", "/commands/list/exit_codes/80");
   });
@@ -397,7 +461,12 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
   it("rejects exit-code keys that are not declarable integer strings", async () => {
     for (const key of ["42", "080", "-1", "1.0", "x", "256"]) {
       const manifest = await changed("list", (entry) => {
-        (entry.exit_codes as Declaration)[key] = { name: "ODD", description: "Odd", retryable: false, side_effects: "none" };
+        (entry.exit_codes as Declaration)[key] = {
+          name: "ODD",
+          description: "Odd",
+          retryable: false,
+          side_effects: "none",
+        };
       });
       assertInvalidManifest(manifest, `exit code key ${JSON.stringify(key)}`);
     }
@@ -415,7 +484,10 @@ describe("manifest schema: what it rejects (REQ-C-032 and the command contract)"
   });
 
   it("rejects requires_confirmation on a command that is not destructive", async () => {
-    assertInvalidManifest(await changed("list", (entry) => (entry.requires_confirmation = true)), "requires_confirmation on safe");
+    assertInvalidManifest(
+      await changed("list", (entry) => (entry.requires_confirmation = true)),
+      "requires_confirmation on safe",
+    );
   });
 
   it("rejects a flag default of the wrong type and an enum without enum_values", async () => {

@@ -2,10 +2,10 @@
 // arguments, and names that collide with Object.prototype members.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { CommandDefinition } from "../../lib/command/contract.ts";
-import { manifestEntry } from "../../lib/command/manifest.ts";
+import type { CommandDefinition } from "../../lib/command/contract/contract.ts";
+import { manifestEntry } from "../../lib/command/contract/manifest.ts";
 import { argumentName, mcpTool, ToolArgumentParser } from "../../lib/command/mcp/tool_mapping.ts";
-import { validateDefinition } from "../../lib/command/registration_rules.ts";
+import { validateDefinition } from "../../lib/command/contract/registration_rules.ts";
 
 const definition: CommandDefinition = {
   description: "Build",
@@ -34,7 +34,9 @@ describe("ToolArgumentParser", () => {
   });
 
   it("collects every unknown or mistyped argument", () => {
-    const parsed = parser.parse({ "max-depth": 3, max_depth: "deep", __proto__: { polluted: true } } as Record<string, unknown>);
+    const parsed = parser.parse(
+      { "max-depth": 3, max_depth: "deep", __proto__: { polluted: true } } as Record<string, unknown>,
+    );
     assert.deepEqual(parsed.issues.map((issue) => issue.field).sort(), ["max-depth", "max_depth"]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });

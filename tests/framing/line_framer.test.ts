@@ -6,7 +6,10 @@ import { type LineFrame, LineFramer } from "../../lib/framing/line_framer.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-async function frames(chunks: Uint8Array[], maxLineBytes?: number): Promise<Array<string | { oversized: number }>> {
+async function frames(
+  chunks: Uint8Array[],
+  maxLineBytes?: number,
+): Promise<Array<string | { oversized: number }>> {
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -14,7 +17,8 @@ async function frames(chunks: Uint8Array[], maxLineBytes?: number): Promise<Arra
     },
   });
   const out: Array<string | { oversized: number }> = [];
-  const reader = source.pipeThrough(new LineFramer(maxLineBytes === undefined ? {} : { maxLineBytes })).getReader();
+  const reader = source.pipeThrough(new LineFramer(maxLineBytes === undefined ? {} : { maxLineBytes }))
+    .getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return out;
@@ -35,18 +39,32 @@ describe("LineFramer", () => {
     for (let cut = 0; cut <= bytes.length; cut++) {
       assert.deepEqual(await frames([bytes.subarray(0, cut), bytes.subarray(cut)]), whole, `cut at ${cut}`);
     }
-    assert.deepEqual(await frames([...bytes].map((byte) => Uint8Array.of(byte))), whole, "one byte per chunk");
+    assert.deepEqual(
+      await frames([...bytes].map((byte) => Uint8Array.of(byte))),
+      whole,
+      "one byte per chunk",
+    );
   });
 
   it("drops an oversized line whole, reports its size, and goes on", async () => {
     const long = "x".repeat(50);
-    assert.deepEqual(await frames([encoder.encode(`ok\n${long}\nnext\n`)], 10), ["ok", { oversized: 50 }, "next"]);
+    assert.deepEqual(await frames([encoder.encode(`ok\n${long}\nnext\n`)], 10), [
+      "ok",
+      { oversized: 50 },
+      "next",
+    ]);
     const chunks = Array.from({ length: 20 }, () => encoder.encode("y".repeat(7)));
-    assert.deepEqual(await frames([...chunks, encoder.encode("\nafter\n")], 10), [{ oversized: 140 }, "after"]);
+    assert.deepEqual(await frames([...chunks, encoder.encode("\nafter\n")], 10), [
+      { oversized: 140 },
+      "after",
+    ]);
   });
 
   it("accepts a line of exactly the limit, with or without \\r", async () => {
-    assert.deepEqual(await frames([encoder.encode("1234567890\n1234567890\r\n")], 10), ["1234567890", "1234567890"]);
+    assert.deepEqual(await frames([encoder.encode("1234567890\n1234567890\r\n")], 10), [
+      "1234567890",
+      "1234567890",
+    ]);
   });
 
   it("holds only the pending line: memory for a discarded line does not grow with its size", async () => {

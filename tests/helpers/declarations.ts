@@ -20,8 +20,18 @@ export function ordinaryDeclaration(): Declaration {
     },
     positionals: [{ name: "shelf", description: "Which shelf", required: false }],
     exit_codes: {
-      "0": { name: "SUCCESS", description: "The widgets, possibly none", retryable: false, side_effects: "none" },
-      "5": { name: "NOT_FOUND", description: "The shelf does not exist", retryable: false, side_effects: "none" },
+      "0": {
+        name: "SUCCESS",
+        description: "The widgets, possibly none",
+        retryable: false,
+        side_effects: "none",
+      },
+      "5": {
+        name: "NOT_FOUND",
+        description: "The shelf does not exist",
+        retryable: false,
+        side_effects: "none",
+      },
     },
     run: () => [],
   };
@@ -37,7 +47,12 @@ export function protocolDeclaration(): Declaration {
     protocol: "widget-rpc",
     flags: { "read-only": { type: "boolean", description: "Answer only read requests", default: false } },
     exit_codes: {
-      "0": { name: "SUCCESS", description: "stdin closed; clean shutdown", retryable: false, side_effects: "complete" },
+      "0": {
+        name: "SUCCESS",
+        description: "stdin closed; clean shutdown",
+        retryable: false,
+        side_effects: "complete",
+      },
     },
     serve: () => () => Promise.resolve(),
   };

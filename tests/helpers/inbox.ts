@@ -32,7 +32,9 @@ export class Inbox<T> {
     while (this.#read >= this.#items.length) {
       check();
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no message within ${timeoutMs} ms${seen() === "" ? "" : `; ${seen()}`}`);
+      if (left <= 0) {
+        throw new Error(`no message within ${timeoutMs} ms${seen() === "" ? "" : `; ${seen()}`}`);
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#wake = () => {

@@ -17,7 +17,12 @@ export function modernMeta(extra: Record<string, unknown> = {}): Record<string, 
 }
 
 /** A modern request object. */
-export function modern(id: number | string, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Record<string, unknown> {
+export function modern(
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta(meta) } };
 }
 
@@ -75,14 +80,18 @@ export class WireSession {
 
   /** The next line the server writes, parsed; fails after `timeoutMs`. */
   async next(timeoutMs = 10_000): Promise<Loose> {
-    return JSON.parse(await this.#lines.next(timeoutMs, () => {}, () => `stdout so far ends: ${this.stdoutText.slice(-500)}`));
+    return JSON.parse(
+      await this.#lines.next(timeoutMs, () => {}, () => `stdout so far ends: ${this.stdoutText.slice(-500)}`),
+    );
   }
 
   /** Sends a request and returns its response, skipping nothing: the very next line must answer it. */
   async request(message: Record<string, unknown>): Promise<Loose> {
     this.send(message);
     const reply = await this.next();
-    if (reply.id !== message.id) throw new Error(`expected the reply to ${JSON.stringify(message.id)}, got ${JSON.stringify(reply)}`);
+    if (reply.id !== message.id) {
+      throw new Error(`expected the reply to ${JSON.stringify(message.id)}, got ${JSON.stringify(reply)}`);
+    }
     return reply;
   }
 

@@ -2,7 +2,7 @@
  * Spawning real programs from tests, the same way on Node and Deno. Under Node the compiled `dist/` build is
  * spawned (what npm users run); under Deno the TypeScript source (what JSR users run).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -102,10 +102,18 @@ export function run(argv: readonly string[], options: RunOptions = {}): Promise<
 }
 
 /** Resolves once the process has written `text` to the given stream. */
-export function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", text: string, timeoutMs = 15_000): Promise<string> {
+export function waitForOutput(
+  child: ChildProcess,
+  stream: "stdout" | "stderr",
+  text: string,
+  timeoutMs = 15_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = "";
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${JSON.stringify(text)}; got ${JSON.stringify(seen)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${JSON.stringify(text)}; got ${JSON.stringify(seen)}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       seen += chunk.toString("utf8");
       if (seen.includes(text)) {
@@ -140,7 +148,9 @@ export interface LooseEnvelope {
 /** Parses the single JSON envelope line a command wrote to stdout; fails if there is not exactly one line. */
 export function onlyEnvelope(stdout: string): LooseEnvelope {
   const lines = stdout.split("\n").filter((line) => line !== "");
-  if (lines.length !== 1) throw new Error(`expected exactly one stdout line, got ${lines.length}: ${stdout.slice(0, 500)}`);
+  if (lines.length !== 1) {
+    throw new Error(`expected exactly one stdout line, got ${lines.length}: ${stdout.slice(0, 500)}`);
+  }
   return JSON.parse(lines[0]!);
 }
 

@@ -33,5 +33,6 @@ export function schemaValidators(): SchemaValidators {
 
 /** The validator's last errors as one readable line, for assertion messages. */
 export function schemaErrors(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`).join("; ");
+  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`)
+    .join("; ");
 }

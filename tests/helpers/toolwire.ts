@@ -7,7 +7,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { quoteCommandLine } from "../../lib/command/command_line.ts";
+import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
 import { programArgv, ROOT } from "./run.ts";
 
 /** The `toolwire` binary: compiled JS under Node, the TypeScript source under Deno. */
@@ -15,7 +15,8 @@ export const TOOLWIRE = programArgv("cmd/toolwire.ts");
 
 // The interpreter itself, not `python3` from PATH: that is often a shim (pyenv) costing 0.4 s per start, and
 // the checker starts the fixture dozens of times. `-S` skips site-packages: the fixture needs the stdlib only.
-const PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+const PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" })
+  .trim();
 
 /** A Python fixture CLI (`pyfix`, or one of its `broken_*` variants), run by python3. */
 export function pyfix(name = "pyfix"): string[] {
@@ -42,8 +43,19 @@ export async function connect(argv: readonly string[], options: ConnectOptions =
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   const client = new Client(
     { name: "toolwire-test", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" }, ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }) },
+    {
+      versionNegotiation: { mode: "auto" },
+      ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }),
+    },
   );
-  await client.connect(new StdioClientTransport({ command: command!, args, env: { ...env, ...options.env }, stderr: "ignore", cwd: ROOT }));
+  await client.connect(
+    new StdioClientTransport({
+      command: command!,
+      args,
+      env: { ...env, ...options.env },
+      stderr: "ignore",
+      cwd: ROOT,
+    }),
+  );
   return client;
 }

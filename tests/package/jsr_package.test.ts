@@ -14,25 +14,52 @@ const BINARY_PERMISSIONS = ["--allow-run", "--allow-read", "--allow-env"];
 
 describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary", timeout: 120_000 }, () => {
   it("publishes the binary as ./cli with every module it loads", () => {
-    const config = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as { exports: Record<string, string> };
+    const config = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
+      exports: Record<string, string>;
+    };
     assert.equal(config.exports["./cli"], "./cmd/toolwire.ts");
-    const listing = spawnSync(DENO, ["publish", "--dry-run", "--allow-dirty"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
+    const listing = spawnSync(DENO, ["publish", "--dry-run", "--allow-dirty"], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     assert.equal(listing.status, 0, listing.stderr.toString());
-    const published = new Set([...`${listing.stdout}${listing.stderr}`.matchAll(/file:\/\/\S*?\/((?:cmd|lib)\/\S+\.ts|mod\.ts)/g)].map((match) => match[1]!));
-    const graph = JSON.parse(execFileSync(DENO, ["info", "--json", join(ROOT, "cmd", "toolwire.ts")], { cwd: ROOT, stdio: "pipe" }).toString()) as {
+    const published = new Set(
+      [...`${listing.stdout}${listing.stderr}`.matchAll(/file:\/\/\S*?\/((?:cmd|lib)\/\S+\.ts|mod\.ts)/g)]
+        .map((match) => match[1]!),
+    );
+    const graph = JSON.parse(
+      execFileSync(DENO, ["info", "--json", join(ROOT, "cmd", "toolwire.ts")], { cwd: ROOT, stdio: "pipe" })
+        .toString(),
+    ) as {
       modules: Array<{ specifier: string }>;
     };
-    const local = graph.modules.map((module) => module.specifier).filter((specifier) => specifier.startsWith("file://"))
-      .map((specifier) => specifier.slice(specifier.indexOf(ROOT.replace(/\/$/, "")) + ROOT.replace(/\/$/, "").length + 1))
+    const local = graph.modules.map((module) => module.specifier).filter((specifier) =>
+      specifier.startsWith("file://")
+    )
+      .map((specifier) =>
+        specifier.slice(specifier.indexOf(ROOT.replace(/\/$/, "")) + ROOT.replace(/\/$/, "").length + 1)
+      )
       .filter((path) => !path.startsWith("node_modules/"));
     assert.ok(local.length > 10);
-    for (const module of local) assert.ok(published.has(module), `${module} is loaded by the binary but not published`);
+    for (const module of local) {
+      assert.ok(published.has(module), `${module} is loaded by the binary but not published`);
+    }
   });
 
   it("deno install with the documented permissions gives a working toolwire, bridge included", async () => {
     const root = tempDir("toolwire-install-");
     try {
-      execFileSync(DENO, ["install", "--global", "--quiet", "--root", root.path, "--name", "toolwire", ...BINARY_PERMISSIONS, join(ROOT, "cmd", "toolwire.ts")], {
+      execFileSync(DENO, [
+        "install",
+        "--global",
+        "--quiet",
+        "--root",
+        root.path,
+        "--name",
+        "toolwire",
+        ...BINARY_PERMISSIONS,
+        join(ROOT, "cmd", "toolwire.ts"),
+      ], {
         stdio: "pipe",
       });
       const bin = join(root.path, "bin", "toolwire");
@@ -41,7 +68,8 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
       const version = await run([bin, "--version"], { env });
       assert.equal(version.code, 0, version.stderr);
       assert.equal(onlyEnvelope(version.stdout).data.name, "toolwire");
-      const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+      const init =
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
       const list = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n';
       const exec = NOTES.map((word) => `'${word}'`).join(" ");
       const served = await run([bin, "mcp", "serve", "--exec", exec], { stdin: init + list, env });

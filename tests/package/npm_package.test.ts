@@ -19,32 +19,48 @@ describe("the npm package", { timeout: 180_000 }, () => {
 
   before(() => {
     dir = tempDir("toolwire-pack-");
-    execFileSync(NPM, ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir.path, ROOT], { stdio: "pipe" });
+    execFileSync(NPM, ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir.path, ROOT], {
+      stdio: "pipe",
+    });
     const tarball = readdirSync(dir.path).find((name) => name.endsWith(".tgz"))!;
     project = join(dir.path, "project");
     execFileSync("mkdir", [project]);
     // As `npm init -y` writes it, then made a module as the README says.
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", version: "1.0.0", type: "module" }));
-    execFileSync(NPM, ["install", "--silent", "--no-audit", "--no-fund", "--offline", join(dir.path, tarball)], { cwd: project, stdio: "pipe" });
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "user-project", version: "1.0.0", type: "module" }),
+    );
+    execFileSync(NPM, [
+      "install",
+      "--silent",
+      "--no-audit",
+      "--no-fund",
+      "--offline",
+      join(dir.path, tarball),
+    ], { cwd: project, stdio: "pipe" });
   });
 
   after(() => dir?.cleanup());
 
   it("installs from its tarball and works: import, a tool, mcp serve, the toolwire bin", async () => {
-    writeFileSync(join(project, "hello.js"), [
-      'import { createTool } from "toolwire";',
-      'const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets" });',
-      'tool.command("greet", { description: "Greet someone", danger_level: "safe", required_scopes: [],',
-      '  flags: { name: { type: "string", required: true, description: "Who" } },',
-      '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
-      "  run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });",
-      "await tool.main();",
-    ].join("\n"));
+    writeFileSync(
+      join(project, "hello.js"),
+      [
+        'import { createTool } from "toolwire";',
+        'const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets" });',
+        'tool.command("greet", { description: "Greet someone", danger_level: "safe", required_scopes: [],',
+        '  flags: { name: { type: "string", required: true, description: "Who" } },',
+        '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
+        "  run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });",
+        "await tool.main();",
+      ].join("\n"),
+    );
     const greet = await run([NODE, join(project, "hello.js"), "greet", "--name", "ada"], { cwd: project });
     assert.equal(greet.code, 0, greet.stderr);
     assert.equal(onlyEnvelope(greet.stdout).data.greeting, "hello ada");
 
-    const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+    const init =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
     const serve = await run([NODE, join(project, "hello.js"), "mcp", "serve"], { cwd: project, stdin: init });
     assert.equal(serve.code, 0, serve.stderr);
     assert.equal(JSON.parse(serve.stdout.split("\n")[0]!).result.serverInfo.name, "hello");
@@ -84,42 +100,51 @@ describe("the npm package", { timeout: 180_000 }, () => {
   });
 
   it("type-checks a user project with the strictest options, library checking included", () => {
-    writeFileSync(join(project, "strict.ts"), [
-      'import { CommandError, createTool, ExitCode, type ResponseEnvelope } from "toolwire";',
-      'const tool = createTool({ name: "strict", version: "1.0.0", description: "Strict" });',
-      'tool.command("add", { description: "Add", danger_level: "mutating", required_scopes: [],',
-      '  flags: { title: { type: "string", required: true, description: "Title" }, count: { type: "integer", description: "How many" } },',
-      '  exit_codes: { "0": { name: "SUCCESS", description: "Added", retryable: false, side_effects: "complete" } },',
-      "  run: (ctx) => {",
-      '    if (ctx.flags.title === "") throw new CommandError(ExitCode.ARG_ERROR, "empty");',
-      "    const count: number | undefined = ctx.flags.count;",
-      "    return { title: ctx.flags.title, count: count ?? 1 };",
-      "  } });",
-      "export const envelope: ResponseEnvelope | undefined = undefined;",
-      "await tool.main();",
-    ].join("\n"));
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        noImplicitOverride: true,
-        noPropertyAccessFromIndexSignature: true,
-        noFallthroughCasesInSwitch: true,
-        noImplicitReturns: true,
-        verbatimModuleSyntax: true,
-        skipLibCheck: false,
-        noEmit: true,
-        types: ["node"],
-        typeRoots: [join(ROOT, "node_modules", "@types")],
-      },
-      files: ["strict.ts"],
-    }));
+    writeFileSync(
+      join(project, "strict.ts"),
+      [
+        'import { CommandError, createTool, ExitCode, type ResponseEnvelope } from "toolwire";',
+        'const tool = createTool({ name: "strict", version: "1.0.0", description: "Strict" });',
+        'tool.command("add", { description: "Add", danger_level: "mutating", required_scopes: [],',
+        '  flags: { title: { type: "string", required: true, description: "Title" }, count: { type: "integer", description: "How many" } },',
+        '  exit_codes: { "0": { name: "SUCCESS", description: "Added", retryable: false, side_effects: "complete" } },',
+        "  run: (ctx) => {",
+        '    if (ctx.flags.title === "") throw new CommandError(ExitCode.ARG_ERROR, "empty");',
+        "    const count: number | undefined = ctx.flags.count;",
+        "    return { title: ctx.flags.title, count: count ?? 1 };",
+        "  } });",
+        "export const envelope: ResponseEnvelope | undefined = undefined;",
+        "await tool.main();",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          noImplicitOverride: true,
+          noPropertyAccessFromIndexSignature: true,
+          noFallthroughCasesInSwitch: true,
+          noImplicitReturns: true,
+          verbatimModuleSyntax: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ["node"],
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+        },
+        files: ["strict.ts"],
+      }),
+    );
     try {
-      execFileSync(NODE, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project, stdio: "pipe" });
+      execFileSync(NODE, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
+        cwd: project,
+        stdio: "pipe",
+      });
     } catch (error) {
       assert.fail(`tsc failed:\n${(error as { stdout?: Buffer }).stdout?.toString()}`);
     }
@@ -140,8 +165,14 @@ describe("the npm package", { timeout: 180_000 }, () => {
     const installed = join(project, "node_modules", "toolwire", "dist");
     for (const bundle of ["mod.js", "cmd/toolwire.js"]) {
       assert.match(readFileSync(join(installed, bundle), "utf8"), /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
-      const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as { sources: string[]; sourcesContent?: string[] };
-      assert.ok(map.sources.some((source) => source.endsWith("lib/command/tool.ts")), "the map points at the TypeScript sources");
+      const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as {
+        sources: string[];
+        sourcesContent?: string[];
+      };
+      assert.ok(
+        map.sources.some((source) => source.endsWith("lib/command/tool.ts")),
+        "the map points at the TypeScript sources",
+      );
       assert.equal(map.sourcesContent?.length, map.sources.length, "the sources travel inside the map");
     }
   });

@@ -34,7 +34,11 @@ describe("classifyMessage", () => {
     assert.equal(classifyMessage({ jsonrpc: "2.0", method: "m" }).kind, "notification");
     assert.equal(classifyMessage({ jsonrpc: "2.0", id: 1, result: {} }).kind, "response");
     assert.equal(classifyMessage([]).kind, "batch");
-    assert.deepEqual(classifyMessage({ jsonrpc: "2.0", id: 1.5, method: "m" }), { kind: "invalid", id: null, reason: "id must be a string or an integer" });
+    assert.deepEqual(classifyMessage({ jsonrpc: "2.0", id: 1.5, method: "m" }), {
+      kind: "invalid",
+      id: null,
+      reason: "id must be a string or an integer",
+    });
     assert.equal(classifyMessage({ jsonrpc: "1.0", id: 1, method: "m" }).kind, "invalid");
     assert.equal(classifyMessage({ jsonrpc: "2.0", id: 1, method: "m", params: [1] }).kind, "invalid");
     assert.equal(classifyMessage("text").kind, "invalid");

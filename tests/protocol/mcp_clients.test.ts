@@ -28,7 +28,10 @@ const NOTES_TOOLS = ["add", "list", "manifest", "remove", "show"];
 const NOTES_SAFE_TOOLS = ["list", "manifest", "show"];
 
 /** An elicitation answer the v2 client returns for the server's confirmation request. */
-type ElicitAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> };
+type ElicitAnswer = {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+};
 
 interface ConnectOptions {
   /** The program and its arguments after `mcp serve`. */
@@ -52,7 +55,10 @@ interface Session {
   /** The v2 client, for era checks and notification handlers. */
   v2?: Client;
   listTools(): Promise<Loose>;
-  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<Loose>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    options?: CallOptions,
+  ): Promise<Loose>;
   close(): Promise<void>;
   /** The session server's exit code (signals as 128+N). */
   exit: Promise<number>;
@@ -77,7 +83,9 @@ function transportChild(transport: unknown): ChildProcess {
 }
 
 function exitOf(child: ChildProcess): Promise<number> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(exitCodeOf(child.exitCode, child.signalCode));
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve(exitCodeOf(child.exitCode, child.signalCode));
+  }
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal))));
 }
 
@@ -107,7 +115,11 @@ async function connect(kind: Kind, options: ConnectOptions = {}): Promise<Sessio
     command: command!,
     args: [...args, "mcp", "serve", "--max-message-bytes", marker, ...(options.serveArgs ?? [])],
     // The SDKs pass the child only HOME, PATH, … plus this: NOTES_HOME must be explicit.
-    env: { NO_COLOR: "1", ...(process.env.DENO_DIR ? { DENO_DIR: process.env.DENO_DIR } : {}), ...options.env },
+    env: {
+      NO_COLOR: "1",
+      ...(process.env.DENO_DIR ? { DENO_DIR: process.env.DENO_DIR } : {}),
+      ...options.env,
+    },
     cwd: ROOT,
     stderr: "pipe" as const,
   };
@@ -159,7 +171,11 @@ function expectedEra(kind: Kind): "modern" | "legacy" {
 }
 
 /** Connects, runs the body, and always closes; the server must then have exited 0. */
-async function withSession(kind: Kind, options: ConnectOptions, body: (session: Session) => Promise<void>): Promise<void> {
+async function withSession(
+  kind: Kind,
+  options: ConnectOptions,
+  body: (session: Session) => Promise<void>,
+): Promise<void> {
   const session = await connect(kind, options);
   try {
     if (session.v2 !== undefined) assert.equal(session.v2.getProtocolEra(), expectedEra(kind));
@@ -188,7 +204,11 @@ function snapshot(dir: string): string {
 
 async function rejectsWithCode(promise: Promise<unknown>, code: number): Promise<void> {
   await assert.rejects(promise, (error: { code?: unknown; message?: string }) => {
-    assert.equal(error.code, code, `expected JSON-RPC error ${code}, got ${String(error.code)}: ${error.message}`);
+    assert.equal(
+      error.code,
+      code,
+      `expected JSON-RPC error ${code}, got ${String(error.code)}: ${error.message}`,
+    );
     return true;
   });
 }
@@ -212,7 +232,10 @@ for (const kind of KINDS) {
           assert.deepEqual(names, NOTES_TOOLS);
           const remove = tools.find((tool: { name: string }) => tool.name === "remove");
           assert.equal(remove.annotations.destructiveHint, true);
-          assert.equal(tools.find((tool: { name: string }) => tool.name === "add").annotations.destructiveHint, false);
+          assert.equal(
+            tools.find((tool: { name: string }) => tool.name === "add").annotations.destructiveHint,
+            false,
+          );
         });
       } finally {
         home.cleanup();
@@ -223,7 +246,9 @@ for (const kind of KINDS) {
       const home = tempDir();
       try {
         await withSession(kind, { env: { NOTES_HOME: home.path } }, async (session) => {
-          const added = envelopeOf(await session.callTool({ name: "add", arguments: { title: "milk", tag: ["home"] } }));
+          const added = envelopeOf(
+            await session.callTool({ name: "add", arguments: { title: "milk", tag: ["home"] } }),
+          );
           assert.equal(added.ok, true);
           assert.equal(added.data.effect, "created");
           const id = added.data.note.id;
@@ -290,13 +315,17 @@ for (const kind of KINDS) {
       const dir = tempDir();
       const home = join(dir.path, "home");
       try {
-        await withSession(kind, { env: { NOTES_HOME: home }, serveArgs: ["--read-only"] }, async (session) => {
-          const { tools } = await session.listTools();
-          assert.deepEqual(tools.map((tool: { name: string }) => tool.name), NOTES_SAFE_TOOLS);
-          for (const tool of tools) assert.equal(tool.annotations.readOnlyHint, true, tool.name);
-          await rejectsWithCode(session.callTool({ name: "add", arguments: { title: "x" } }), -32602);
-          assert.equal(existsSync(home), false, "add must not have run");
-        });
+        await withSession(
+          kind,
+          { env: { NOTES_HOME: home }, serveArgs: ["--read-only"] },
+          async (session) => {
+            const { tools } = await session.listTools();
+            assert.deepEqual(tools.map((tool: { name: string }) => tool.name), NOTES_SAFE_TOOLS);
+            for (const tool of tools) assert.equal(tool.annotations.readOnlyHint, true, tool.name);
+            await rejectsWithCode(session.callTool({ name: "add", arguments: { title: "x" } }), -32602);
+            assert.equal(existsSync(home), false, "add must not have run");
+          },
+        );
       } finally {
         dir.cleanup();
       }
@@ -328,7 +357,9 @@ describe("destructive tools need confirmation", () => {
   }
 
   async function titles(session: Session): Promise<string[]> {
-    return envelopeOf(await session.callTool({ name: "list", arguments: {} })).data.map((note: { title: string }) => note.title);
+    return envelopeOf(await session.callTool({ name: "list", arguments: {} })).data.map((
+      note: { title: string },
+    ) => note.title);
   }
 
   for (const kind of ["v2 auto", "v2 pin"] as const) {
@@ -359,13 +390,17 @@ describe("destructive tools need confirmation", () => {
     it(`a ${kind} client that declines deletes nothing and gets an isError result`, async () => {
       const home = tempDir();
       try {
-        await withSession(kind, { env: { NOTES_HOME: home.path }, elicit: () => ({ action: "decline" }) }, async (session) => {
-          const id = await addNote(session, "kept");
-          const refused = await session.callTool({ name: "remove", arguments: { id } });
-          assert.equal(refused.isError, true);
-          assert.equal(envelopeOf(refused).error.code, "CONFIRMATION_DECLINED");
-          assert.deepEqual(await titles(session), ["kept"]);
-        });
+        await withSession(
+          kind,
+          { env: { NOTES_HOME: home.path }, elicit: () => ({ action: "decline" }) },
+          async (session) => {
+            const id = await addNote(session, "kept");
+            const refused = await session.callTool({ name: "remove", arguments: { id } });
+            assert.equal(refused.isError, true);
+            assert.equal(envelopeOf(refused).error.code, "CONFIRMATION_DECLINED");
+            assert.deepEqual(await titles(session), ["kept"]);
+          },
+        );
       } finally {
         home.cleanup();
       }
@@ -392,16 +427,23 @@ describe("destructive tools need confirmation", () => {
     let asked = 0;
     try {
       const elicit = (): ElicitAnswer => (asked++, { action: "accept", content: { confirm: true } });
-      await withSession("v2 auto", { env: { NOTES_HOME: home.path }, elicit, elicitation: { url: {} } }, async (session) => {
-        const id = await addNote(session, "kept");
-        const refused = await session.callTool({ name: "remove", arguments: { id } });
-        assert.equal(refused.isError, true);
-        assert.equal(envelopeOf(refused).error.code, "CONFIRMATION_REQUIRED");
-        assert.equal(asked, 0);
-        assert.deepEqual(await titles(session), ["kept"]);
-        const confirmed = await session.callTool({ name: "remove", arguments: { id, confirm_destructive: true } });
-        assert.equal(envelopeOf(confirmed).data.effect, "deleted");
-      });
+      await withSession(
+        "v2 auto",
+        { env: { NOTES_HOME: home.path }, elicit, elicitation: { url: {} } },
+        async (session) => {
+          const id = await addNote(session, "kept");
+          const refused = await session.callTool({ name: "remove", arguments: { id } });
+          assert.equal(refused.isError, true);
+          assert.equal(envelopeOf(refused).error.code, "CONFIRMATION_REQUIRED");
+          assert.equal(asked, 0);
+          assert.deepEqual(await titles(session), ["kept"]);
+          const confirmed = await session.callTool({
+            name: "remove",
+            arguments: { id, confirm_destructive: true },
+          });
+          assert.equal(envelopeOf(confirmed).data.effect, "deleted");
+        },
+      );
     } finally {
       home.cleanup();
     }
@@ -422,7 +464,10 @@ describe("destructive tools need confirmation", () => {
           assert.equal(error.preview.would_affect.notes[0].title, "previewed");
           assert.deepEqual(await titles(session), ["previewed"]);
 
-          const confirmed = await session.callTool({ name: "remove", arguments: { id, confirm_destructive: true } });
+          const confirmed = await session.callTool({
+            name: "remove",
+            arguments: { id, confirm_destructive: true },
+          });
           assert.equal(confirmed.isError, false);
           assert.equal(envelopeOf(confirmed).data.effect, "deleted");
           assert.deepEqual(await titles(session), []);
@@ -439,7 +484,9 @@ describe("destructive tools need confirmation", () => {
       let asked = 0;
       try {
         const options: ConnectOptions = { env: { NOTES_HOME: home.path } };
-        if (kind === "v2 auto") options.elicit = () => (asked++, { action: "accept", content: { confirm: true } });
+        if (kind === "v2 auto") {
+          options.elicit = () => (asked++, { action: "accept", content: { confirm: true } });
+        }
         await withSession(kind, options, async (session) => {
           const id = await addNote(session, "survivor");
           const preview = await session.callTool({ name: "remove", arguments: { id, dry_run: true } });
@@ -475,7 +522,9 @@ describe("cancellation (v2 client) and progress", () => {
           const meta = kind === "v2 auto" ? { _meta: { "io.modelcontextprotocol/logLevel": "info" } } : {};
           if (kind === "v2 legacy") await client.setLoggingLevel("info");
           const controller = new AbortController();
-          const call = session.callTool({ name: "sleep", arguments: { ms: 60_000, marker }, ...meta }, { signal: controller.signal });
+          const call = session.callTool({ name: "sleep", arguments: { ms: 60_000, marker }, ...meta }, {
+            signal: controller.signal,
+          });
           const outcome = call.then(() => "resolved", () => "rejected");
           await sleeping;
           controller.abort("the test gave up");
@@ -504,7 +553,9 @@ describe("cancellation (v2 client) and progress", () => {
         // progress for a request it has already settled: the last one usually is, more under load; the pauses
         // keep the others apart.
         assert.ok(seen.length >= 2, `progress updates: ${JSON.stringify(seen)}`);
-        for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, JSON.stringify(seen));
+        for (let i = 1; i < seen.length; i++) {
+          assert.ok(seen[i]!.progress > seen[i - 1]!.progress, JSON.stringify(seen));
+        }
         for (const update of seen) assert.equal(update.total, 5);
       });
     });
@@ -521,7 +572,11 @@ describe("the probe process of auto mode", () => {
         assert.equal(session.v2!.getNegotiatedProtocolVersion(), "2026-07-28");
         assert.equal(snapshot(home.path), before);
         const listed = await session.callTool({ name: "list", arguments: {} });
-        assert.equal(listed._meta["io.modelcontextprotocol/serverInfo"].name, "notes", "a modern result carries serverInfo");
+        assert.equal(
+          listed._meta["io.modelcontextprotocol/serverInfo"].name,
+          "notes",
+          "a modern result carries serverInfo",
+        );
       });
     } finally {
       home.cleanup();

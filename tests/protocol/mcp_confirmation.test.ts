@@ -5,7 +5,11 @@
 // minutes) and the bound on open states are tested in-process with an injected clock.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CONFIRMATION_TTL_MS, ConfirmationStates, MAX_OPEN_CONFIRMATIONS } from "../../lib/command/mcp/confirmation_state.ts";
+import {
+  CONFIRMATION_TTL_MS,
+  ConfirmationStates,
+  MAX_OPEN_CONFIRMATIONS,
+} from "../../lib/command/mcp/confirmation_state.ts";
 import { initialize, modern, WireSession } from "../helpers/mcp_wire.ts";
 import { type Loose, NOTES, programArgv, tempDir } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
@@ -20,7 +24,9 @@ class NotesServer {
   #id = 0;
 
   constructor() {
-    this.session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], { env: { NOTES_HOME: this.#home.path } });
+    this.session = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], {
+      env: { NOTES_HOME: this.#home.path },
+    });
   }
 
   /** A modern tools/call declaring these client capabilities (form elicitation by default). */
@@ -30,7 +36,9 @@ class NotesServer {
     extra: Record<string, unknown> = {},
     capabilities: Record<string, unknown> = { elicitation: {} },
   ): Promise<Loose> {
-    const request = modern(++this.#id, "tools/call", { name, arguments: args, ...extra }, { [CAPABILITIES]: capabilities });
+    const request = modern(++this.#id, "tools/call", { name, arguments: args, ...extra }, {
+      [CAPABILITIES]: capabilities,
+    });
     const reply = await this.session.request(request);
     assert.equal(reply.error, undefined, `unexpected protocol error: ${JSON.stringify(reply.error)}`);
     return reply.result;
@@ -168,10 +176,16 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       ];
       for (const inputResponses of answers) {
         const requestState = await server.askToRemove(id);
-        assertRefused(await server.call("remove", { id }, { requestState, inputResponses }), "CONFIRMATION_DECLINED");
+        assertRefused(
+          await server.call("remove", { id }, { requestState, inputResponses }),
+          "CONFIRMATION_DECLINED",
+        );
       }
       // No answers at all.
-      assertRefused(await server.call("remove", { id }, { requestState: await server.askToRemove(id) }), "CONFIRMATION_DECLINED");
+      assertRefused(
+        await server.call("remove", { id }, { requestState: await server.askToRemove(id) }),
+        "CONFIRMATION_DECLINED",
+      );
       assert.deepEqual(await server.titles(), ["kept"]);
     });
   });
@@ -182,7 +196,10 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       const state = await server.askToRemove(id);
       const dot = state.indexOf(".");
       for (const index of [dot + 1, dot + 10]) {
-        assertRefused(await server.call("remove", { id }, { requestState: flip(state, index), inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+        assertRefused(
+          await server.call("remove", { id }, { requestState: flip(state, index), inputResponses: ACCEPT }),
+          "CONFIRMATION_INVALID",
+        );
       }
       assert.deepEqual(await server.titles(), ["kept"]);
     });
@@ -193,11 +210,19 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       const id = await server.add("kept");
       const state = await server.askToRemove(id);
       const [body, signature] = state.split(".") as [string, string];
-      assertRefused(await server.call("remove", { id }, { requestState: flip(state, 10), inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      assertRefused(
+        await server.call("remove", { id }, { requestState: flip(state, 10), inputResponses: ACCEPT }),
+        "CONFIRMATION_INVALID",
+      );
       // A well-formed payload with a later expiry, under the original signature.
       const payload = decodePayload(body);
-      const extended = `${encodePayload({ ...payload, exp: (payload.exp as number) + 3_600_000 })}.${signature}`;
-      assertRefused(await server.call("remove", { id }, { requestState: extended, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      const extended = `${
+        encodePayload({ ...payload, exp: (payload.exp as number) + 3_600_000 })
+      }.${signature}`;
+      assertRefused(
+        await server.call("remove", { id }, { requestState: extended, inputResponses: ACCEPT }),
+        "CONFIRMATION_INVALID",
+      );
       assert.deepEqual(await server.titles(), ["kept"]);
     });
   });
@@ -207,11 +232,23 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       const first = await server.add("first");
       const second = await server.add("second");
       const state = await server.askToRemove(first);
-      assertRefused(await server.call("remove", { id: second }, { requestState: state, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
-      assertRefused(await server.call("remove", { id: first, dry_run: false }, { requestState: state, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      assertRefused(
+        await server.call("remove", { id: second }, { requestState: state, inputResponses: ACCEPT }),
+        "CONFIRMATION_INVALID",
+      );
+      assertRefused(
+        await server.call("remove", { id: first, dry_run: false }, {
+          requestState: state,
+          inputResponses: ACCEPT,
+        }),
+        "CONFIRMATION_INVALID",
+      );
       assert.deepEqual((await server.titles()).sort(), ["first", "second"]);
       // The state still confirms exactly the call it was issued for.
-      const result = await server.call("remove", { id: first }, { requestState: state, inputResponses: ACCEPT });
+      const result = await server.call("remove", { id: first }, {
+        requestState: state,
+        inputResponses: ACCEPT,
+      });
       assert.equal(result.structuredContent.data.effect, "deleted");
       assert.deepEqual(await server.titles(), ["second"]);
     });
@@ -220,7 +257,19 @@ describe("destructive tools over the wire: the input_required confirmation", () 
   it("a garbage requestState is refused and nothing runs", async () => {
     await withServer(async (server) => {
       const id = await server.add("kept");
-      const garbage: unknown[] = ["garbage", "", ".", "a.b", "a.b.c", "!!!.???", "x".repeat(5000), 42, null, {}, ["a.b"]];
+      const garbage: unknown[] = [
+        "garbage",
+        "",
+        ".",
+        "a.b",
+        "a.b.c",
+        "!!!.???",
+        "x".repeat(5000),
+        42,
+        null,
+        {},
+        ["a.b"],
+      ];
       for (const requestState of garbage) {
         const result = await server.call("remove", { id }, { requestState, inputResponses: ACCEPT });
         assertRefused(result, "CONFIRMATION_INVALID");
@@ -239,7 +288,10 @@ describe("destructive tools over the wire: the input_required confirmation", () 
     }
     await withServer(async (server) => {
       const id = await server.add("kept");
-      assertRefused(await server.call("remove", { id }, { requestState: state, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      assertRefused(
+        await server.call("remove", { id }, { requestState: state, inputResponses: ACCEPT }),
+        "CONFIRMATION_INVALID",
+      );
       assert.deepEqual(await server.titles(), ["kept"]);
     });
   });
@@ -249,7 +301,11 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       const id = await server.add("kept");
       // `{}` is form mode (the shape before URL mode existed); `form` may also be named beside `url`.
       for (const elicitation of [{}, { form: {} }, { form: {}, url: {} }]) {
-        assert.equal((await server.call("remove", { id }, {}, { elicitation })).resultType, "input_required", JSON.stringify(elicitation));
+        assert.equal(
+          (await server.call("remove", { id }, {}, { elicitation })).resultType,
+          "input_required",
+          JSON.stringify(elicitation),
+        );
       }
       // A URL-only client rejects a form request outright, so it gets the preview; so does a non-object.
       for (const elicitation of [{ url: {} }, null, true]) {
@@ -266,7 +322,10 @@ describe("destructive tools over the wire: the input_required confirmation", () 
       const id = await server.add("kept");
       const state = await server.askToRemove(id);
       // Modern, without the capability on this request (capabilities are per request).
-      const modernResult = await server.call("remove", { id }, { requestState: state, inputResponses: ACCEPT }, {});
+      const modernResult = await server.call("remove", { id }, {
+        requestState: state,
+        inputResponses: ACCEPT,
+      }, {});
       assertRefused(modernResult, "CONFIRMATION_REQUIRED");
       assert.equal(modernResult.structuredContent.error.preview.effect, "would_delete");
       assert.deepEqual(await server.titles(), ["kept"]);
@@ -274,17 +333,34 @@ describe("destructive tools over the wire: the input_required confirmation", () 
     // Legacy: no input_required exists there; the preview comes back instead.
     const home = tempDir();
     try {
-      const legacy = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], { env: { NOTES_HOME: home.path } });
+      const legacy = new WireSession([...NOTES, "--format", "json", "mcp", "serve"], {
+        env: { NOTES_HOME: home.path },
+      });
       await legacy.request(initialize(0));
       const call = (id: number, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-        legacy.request({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "remove", arguments: args, ...extra } });
-      const added = await legacy.request({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { title: "kept" } } });
+        legacy.request({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "remove", arguments: args, ...extra },
+        });
+      const added = await legacy.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "add", arguments: { title: "kept" } },
+      });
       const id = added.result.structuredContent.data.note.id;
       const refused = await call(2, { id }, { requestState: "forged.state", inputResponses: ACCEPT });
       assert.equal(refused.result.resultType, undefined, "legacy results carry no resultType");
       assert.equal(refused.result.isError, true);
       assert.equal(refused.result.structuredContent.error.code, "CONFIRMATION_REQUIRED");
-      const listed = await legacy.request({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list", arguments: {} } });
+      const listed = await legacy.request({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "list", arguments: {} },
+      });
       assert.equal(listed.result.structuredContent.data.length, 1);
       assert.equal((await legacy.close()).code, 0);
     } finally {
@@ -303,7 +379,10 @@ describe("a requestState confirms one execution", () => {
       assert.equal(first.structuredContent.data.effect, "deleted");
       const replayed = await server.call("remove", { id }, { requestState, inputResponses: ACCEPT });
       assertRefused(replayed, "CONFIRMATION_INVALID");
-      const tampered = await server.call("remove", { id }, { requestState: flip(requestState, requestState.indexOf(".") + 1), inputResponses: ACCEPT });
+      const tampered = await server.call("remove", { id }, {
+        requestState: flip(requestState, requestState.indexOf(".") + 1),
+        inputResponses: ACCEPT,
+      });
       assert.deepEqual(replayed.structuredContent.error, tampered.structuredContent.error);
       assert.deepEqual(await server.titles(), ["kept"]);
     });
@@ -313,12 +392,25 @@ describe("a requestState confirms one execution", () => {
     await withServer(async (server) => {
       const id = await server.add("kept");
       const requestState = await server.askToRemove(id);
-      assertRefused(await server.call("remove", { id }, { requestState, inputResponses: { confirm: { action: "decline" } } }), "CONFIRMATION_DECLINED");
-      assertRefused(await server.call("remove", { id }, { requestState, inputResponses: ACCEPT }), "CONFIRMATION_INVALID");
+      assertRefused(
+        await server.call("remove", { id }, {
+          requestState,
+          inputResponses: { confirm: { action: "decline" } },
+        }),
+        "CONFIRMATION_DECLINED",
+      );
+      assertRefused(
+        await server.call("remove", { id }, { requestState, inputResponses: ACCEPT }),
+        "CONFIRMATION_INVALID",
+      );
       assert.deepEqual(await server.titles(), ["kept"]);
       // Asking anew works as before.
       const fresh = await server.askToRemove(id);
-      assert.equal((await server.call("remove", { id }, { requestState: fresh, inputResponses: ACCEPT })).structuredContent.data.effect, "deleted");
+      assert.equal(
+        (await server.call("remove", { id }, { requestState: fresh, inputResponses: ACCEPT }))
+          .structuredContent.data.effect,
+        "deleted",
+      );
     });
   });
 
@@ -326,14 +418,24 @@ describe("a requestState confirms one execution", () => {
   const LAB = programArgv("tests/fixtures/lab.ts");
   const labServers: Array<[label: string, argv: string[]]> = [
     ["lab mcp serve", [...LAB, "--format", "json", "mcp", "serve"]],
-    ["toolwire mcp serve --exec lab", [...TOOLWIRE, "--format", "json", "mcp", "serve", "--exec", execLine(LAB)]],
+    ["toolwire mcp serve --exec lab", [
+      ...TOOLWIRE,
+      "--format",
+      "json",
+      "mcp",
+      "serve",
+      "--exec",
+      execLine(LAB),
+    ]],
   ];
   for (const [label, argv] of labServers) {
     it(`${label}: replayed later or raced in the same instant, a state runs the destructive command once`, async () => {
       const session = new WireSession(argv);
       let id = 0;
       const wipe = (extra: Record<string, unknown> = {}) =>
-        modern(++id, "tools/call", { name: "wipe", arguments: { target: "everything" }, ...extra }, { [CAPABILITIES]: { elicitation: {} } });
+        modern(++id, "tools/call", { name: "wipe", arguments: { target: "everything" }, ...extra }, {
+          [CAPABILITIES]: { elicitation: {} },
+        });
       try {
         const asked = (await session.request(wipe())).result;
         assert.equal(asked.resultType, "input_required", JSON.stringify(asked));
@@ -401,7 +503,9 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
     assert.equal(states.open, 0);
     assert.equal(await states.redeem(state, "remove", { id: 3 }), "spent");
     const raced = await states.issue("remove", { id: 3 });
-    const outcomes = await Promise.all(Array.from({ length: 8 }, () => states.redeem(raced, "remove", { id: 3 })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => states.redeem(raced, "remove", { id: 3 })),
+    );
     assert.deepEqual(outcomes.filter((outcome) => outcome === undefined).length, 1, JSON.stringify(outcomes));
     assert.deepEqual(outcomes.filter((outcome) => outcome === "spent").length, 7);
   });
@@ -414,7 +518,11 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
     assert.equal(states.open, MAX_OPEN_CONFIRMATIONS);
     const newest = await states.issue("remove", { id: MAX_OPEN_CONFIRMATIONS });
     assert.equal(states.open, MAX_OPEN_CONFIRMATIONS);
-    assert.equal(await states.redeem(first, "remove", { id: 0 }), "spent", "forgetting refuses, never admits");
+    assert.equal(
+      await states.redeem(first, "remove", { id: 0 }),
+      "spent",
+      "forgetting refuses, never admits",
+    );
     assert.equal(await states.redeem(newest, "remove", { id: MAX_OPEN_CONFIRMATIONS }), undefined);
     clock.now = start + CONFIRMATION_TTL_MS + 1;
     const fresh = await states.issue("remove", { id: 1 });
@@ -434,7 +542,18 @@ describe("ConfirmationStates (in-process, injected clock)", () => {
     const extended = `${encodePayload({ ...payload, exp: (payload.exp as number) + 1 })}.${signature}`;
     assert.equal(await states.redeem(extended, "remove", { id: 3 }), "tampered");
     assert.equal(await other.redeem(state, "remove", { id: 3 }), "tampered");
-    for (const garbage of [42, null, undefined, "no-dot", "a.b.c", "!!.??", "x".repeat(3000), `${body}.${signature}.`]) {
+    for (
+      const garbage of [
+        42,
+        null,
+        undefined,
+        "no-dot",
+        "a.b.c",
+        "!!.??",
+        "x".repeat(3000),
+        `${body}.${signature}.`,
+      ]
+    ) {
       assert.equal(await states.redeem(garbage, "remove", { id: 3 }), "malformed", String(garbage));
     }
     // None of those refusals used the state up.

@@ -19,7 +19,11 @@ describe("routeRequest", () => {
     assert.equal(claimed.kind, "modern");
     assert.equal(claimed.kind === "modern" && claimed.pins, true, "a modern request pins the era");
     const discover = routeRequest(OPENING, "server/discover", claim);
-    assert.equal(discover.kind === "modern" && discover.pins, false, "server/discover is answered without pinning");
+    assert.equal(
+      discover.kind === "modern" && discover.pins,
+      false,
+      "server/discover is answered without pinning",
+    );
     assert.deepEqual(routeRequest(OPENING, "ping", undefined), { kind: "ping" });
     const claimless = routeRequest(OPENING, "tools/list", undefined);
     assert.equal(claimless.kind, "legacy");
@@ -29,7 +33,9 @@ describe("routeRequest", () => {
   it("a modern connection validates every request's _meta and refuses initialize naming its versions", () => {
     const missing = routeRequest(MODERN, "tools/list", {});
     assert.equal(missing.kind === "error" && missing.error.code, -32602);
-    const old = routeRequest(MODERN, "tools/list", { _meta: modernMeta({ "io.modelcontextprotocol/protocolVersion": "2020-01-01" }) });
+    const old = routeRequest(MODERN, "tools/list", {
+      _meta: modernMeta({ "io.modelcontextprotocol/protocolVersion": "2020-01-01" }),
+    });
     assert.equal(old.kind === "error" && old.error.code, -32022);
     const initialize = routeRequest(MODERN, "initialize", { protocolVersion: "2025-11-25" });
     assert.equal(initialize.kind === "error" && initialize.error.code, -32022);
@@ -47,7 +53,10 @@ describe("routeRequest", () => {
 });
 
 describe("toolsPage", () => {
-  const tools: McpTool[] = Array.from({ length: 5 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } }));
+  const tools: McpTool[] = Array.from(
+    { length: 5 },
+    (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } }),
+  );
 
   it("pages through every tool once, in order, by opaque cursors", () => {
     const names: string[] = [];
@@ -63,7 +72,15 @@ describe("toolsPage", () => {
   });
 
   it("refuses a cursor it did not make, or one past the end of the list", () => {
-    for (const cursor of ["nonsense", 7, btoa(JSON.stringify({ offset: 9 })), btoa(JSON.stringify({ offset: -1 })), "x".repeat(500)]) {
+    for (
+      const cursor of [
+        "nonsense",
+        7,
+        btoa(JSON.stringify({ offset: 9 })),
+        btoa(JSON.stringify({ offset: -1 })),
+        "x".repeat(500),
+      ]
+    ) {
       const page = toolsPage(tools, cursor, 2);
       assert.equal("error" in page && page.error.code, -32602, String(cursor));
     }

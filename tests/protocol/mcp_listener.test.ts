@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { listenMcp } from "../../lib/protocol/mcp/mcp_listener.ts";
-import type { ToolCatalog, ToolCallContext } from "../../lib/protocol/mcp/tool_catalog.ts";
+import type { ToolCallContext, ToolCatalog } from "../../lib/protocol/mcp/tool_catalog.ts";
 import { connectSocket, type SocketAddress, type SocketConnection } from "../../lib/runtime/socket.ts";
 import { initialize, modern } from "../helpers/mcp_wire.ts";
 import { Inbox } from "../helpers/inbox.ts";
@@ -16,7 +16,10 @@ function labCatalog() {
   let running = 0;
   const stats = { peak: 0, cancelled: 0, finished: 0 };
   const catalog: ToolCatalog = {
-    tools: () => [{ name: "echo", inputSchema: { type: "object" } }, { name: "wait", inputSchema: { type: "object" } }],
+    tools: () => [{ name: "echo", inputSchema: { type: "object" } }, {
+      name: "wait",
+      inputSchema: { type: "object" },
+    }],
     async call(call, context: ToolCallContext) {
       if (call.name === "echo") {
         return { kind: "result", result: { content: [{ type: "text", text: String(call.arguments.text) }] } };
@@ -88,7 +91,9 @@ describe("listenMcp", () => {
   for (const kind of ["unix", "tcp"] as const) {
     it(`50 concurrent ${kind} clients each complete a session of their own, in either era, with no cross-talk`, async () => {
       const { catalog } = labCatalog();
-      const requested: SocketAddress = kind === "unix" ? unixAddress() : { kind: "tcp", host: "127.0.0.1", port: 0 };
+      const requested: SocketAddress = kind === "unix"
+        ? unixAddress()
+        : { kind: "tcp", host: "127.0.0.1", port: 0 };
       const listener = await listenMcp(requested, { serverInfo, catalog });
       try {
         await Promise.all(Array.from({ length: 50 }, async (_, n) => {
@@ -116,16 +121,25 @@ describe("listenMcp", () => {
 
   it("holds the per-connection and the global in-flight bounds", async () => {
     const { catalog, stats } = labCatalog();
-    const listener = await listenMcp(unixAddress(), { serverInfo, catalog, maxInFlight: 3, maxInFlightTotal: 5 });
+    const listener = await listenMcp(unixAddress(), {
+      serverInfo,
+      catalog,
+      maxInFlight: 3,
+      maxInFlightTotal: 5,
+    });
     try {
       const one = await client(listener.address);
-      for (let i = 0; i < 8; i++) await one.send(modern(i, "tools/call", { name: "wait", arguments: { ms: 30 } }));
+      for (let i = 0; i < 8; i++) {
+        await one.send(modern(i, "tools/call", { name: "wait", arguments: { ms: 30 } }));
+      }
       for (let i = 0; i < 8; i++) await one.next();
       assert.equal(stats.peak, 3, "one connection runs at most --max-in-flight calls at once");
       stats.peak = 0;
       const many = await Promise.all(Array.from({ length: 4 }, () => client(listener.address)));
       await Promise.all(many.map(async (c) => {
-        for (let i = 0; i < 6; i++) await c.send(modern(i, "tools/call", { name: "wait", arguments: { ms: 30 } }));
+        for (let i = 0; i < 6; i++) {
+          await c.send(modern(i, "tools/call", { name: "wait", arguments: { ms: 30 } }));
+        }
         for (let i = 0; i < 6; i++) await c.next();
       }));
       assert.equal(stats.peak, 5, "all connections together run at most the global bound");

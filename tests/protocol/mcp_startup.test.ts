@@ -7,12 +7,20 @@ import { join } from "node:path";
 import { lastLine, programArgv, ROOT, run, RUNTIME } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
-const CALL = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n';
+const CALL =
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n';
 
 describe("mcp serve startup on Node", { skip: RUNTIME !== "node" ? "Node only" : false }, () => {
   it("answers a call and exits without loading Web Streams, perf_hooks or fs/promises", async () => {
     const [node, ...rest] = LAB;
-    const argv = [node!, "--import", join(ROOT, "tests", "fixtures", "loaded_modules.mjs"), ...rest, "mcp", "serve"];
+    const argv = [
+      node!,
+      "--import",
+      join(ROOT, "tests", "fixtures", "loaded_modules.mjs"),
+      ...rest,
+      "mcp",
+      "serve",
+    ];
     const result = await run(argv, { stdin: CALL });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /"id":1,"result":\{"content":\[\{"type":"text","text":"\{\\"ok\\":true/);
@@ -20,7 +28,8 @@ describe("mcp serve startup on Node", { skip: RUNTIME !== "node" ? "Node only" :
     assert.ok(loaded.length > 50, "the load list was read");
     // Node's bootstrap itself loads a few helpers of these (webstreams/util, perf/utils): named exactly.
     const unwanted = loaded.filter((name) =>
-      /^NativeModule (internal\/webstreams\/(readable|writable|transform)stream|perf_hooks|internal\/perf\/performance|fs\/promises)$/.test(name)
+      /^NativeModule (internal\/webstreams\/(readable|writable|transform)stream|perf_hooks|internal\/perf\/performance|fs\/promises)$/
+        .test(name)
     );
     assert.deepEqual(unwanted, []);
   });

@@ -12,7 +12,9 @@ import type { Loose } from "../helpers/run.ts";
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /** A catalog whose tools the test replaces; `watch` present unless `fixed`. */
-function changingCatalog(fixed = false): { catalog: ToolCatalog; set(names: string[]): void; watchers(): number } {
+function changingCatalog(
+  fixed = false,
+): { catalog: ToolCatalog; set(names: string[]): void; watchers(): number } {
   let tools: McpTool[] = [{ name: "first", inputSchema: { type: "object" } }];
   const listeners = new Set<() => void>();
   const catalog: ToolCatalog = {
@@ -53,7 +55,10 @@ function session(catalog: ToolCatalog) {
       }
     },
   });
-  const done = serveMcp({ channel: streamChannel(input.readable, output) }, { serverInfo: { name: "subs", version: "1.0.0" }, catalog });
+  const done = serveMcp({ channel: streamChannel(input.readable, output) }, {
+    serverInfo: { name: "subs", version: "1.0.0" },
+    catalog,
+  });
   const encoder = new TextEncoder();
   return {
     send: (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`)),
@@ -72,17 +77,28 @@ describe("mcp subscriptions/listen", () => {
     const s = session(catalog);
     await s.send(modern("d", "server/discover"));
     assert.deepEqual((await s.next()).result.capabilities.tools, { listChanged: true });
-    await s.send(modern("sub-1", "subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }));
+    await s.send(
+      modern("sub-1", "subscriptions/listen", {
+        notifications: { toolsListChanged: true, promptsListChanged: true },
+      }),
+    );
     const ack = await s.next();
     assert.equal(ack.method, "notifications/subscriptions/acknowledged");
     assert.equal(ack.params._meta[SUBSCRIPTION_ID], "sub-1");
-    assert.deepEqual(ack.params.notifications, { toolsListChanged: true }, "prompts are not served, so not honoured");
+    assert.deepEqual(
+      ack.params.notifications,
+      { toolsListChanged: true },
+      "prompts are not served, so not honoured",
+    );
     set(["first", "second"]);
     const changed = await s.next();
     assert.equal(changed.method, "notifications/tools/list_changed");
     assert.equal(changed.params._meta[SUBSCRIPTION_ID], "sub-1");
     await s.send(modern(2, "tools/list"));
-    assert.deepEqual((await s.next()).result.tools.map((tool: { name: string }) => tool.name), ["first", "second"]);
+    assert.deepEqual((await s.next()).result.tools.map((tool: { name: string }) => tool.name), [
+      "first",
+      "second",
+    ]);
     // The subscription holds no slot and does not keep the session open.
     await s.close();
     const final = await s.next();
@@ -135,7 +151,12 @@ describe("mcp subscriptions/listen", () => {
     const changed = await s.next();
     assert.equal(changed.method, "notifications/tools/list_changed");
     assert.equal("id" in changed, false);
-    await s.send({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true } } });
+    await s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "subscriptions/listen",
+      params: { notifications: { toolsListChanged: true } },
+    });
     assert.equal((await s.next()).error.code, -32601, "legacy connections have no subscriptions/listen");
     await s.close();
   });

@@ -22,7 +22,10 @@ async function closed(session: WireSession): Promise<void> {
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       assert.equal(message.jsonrpc, "2.0");
       // The server never writes a JSON-RPC request (docs/mcp_wire.md#no-requests-from-the-server).
-      assert.ok(!("method" in message && "id" in message), `the server wrote a request: ${line.slice(0, 200)}`);
+      assert.ok(
+        !("method" in message && "id" in message),
+        `the server wrote a request: ${line.slice(0, 200)}`,
+      );
     }
   }
 }
@@ -83,19 +86,41 @@ describe("mcp wire: era detection", () => {
 describe("mcp wire: per-request _meta, on every modern request", () => {
   it("a missing key is -32602 and a version not served is -32022 — also after the connection is pinned", async () => {
     const s = labServer();
-    const missing = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    const missing = await s.request({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+    });
     assert.equal(missing.error.code, -32602);
-    assert.deepEqual(missing.error.data.envelope, { key: "io.modelcontextprotocol/clientCapabilities", problem: "missing" });
-    const unsupported = await s.request(modern(2, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "1900-01-01" }));
+    assert.deepEqual(missing.error.data.envelope, {
+      key: "io.modelcontextprotocol/clientCapabilities",
+      problem: "missing",
+    });
+    const unsupported = await s.request(
+      modern(2, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "1900-01-01" }),
+    );
     assert.equal(unsupported.error.code, -32022);
     assert.equal(unsupported.error.data.requested, "1900-01-01");
     assert.ok(Array.isArray(unsupported.error.data.supported));
-    assert.equal((await s.request(modern(3, "tools/list"))).result.resultType, "complete", "now pinned modern");
-    const stillChecked = await s.request(modern(4, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }));
-    assert.equal(stillChecked.error.code, -32022, "the version is checked on every request, not only the first");
+    assert.equal(
+      (await s.request(modern(3, "tools/list"))).result.resultType,
+      "complete",
+      "now pinned modern",
+    );
+    const stillChecked = await s.request(
+      modern(4, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }),
+    );
+    assert.equal(
+      stillChecked.error.code,
+      -32022,
+      "the version is checked on every request, not only the first",
+    );
     const noMeta = await s.request({ jsonrpc: "2.0", id: 5, method: "tools/list", params: {} });
     assert.equal(noMeta.error.code, -32602);
-    const badLevel = await s.request(modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }));
+    const badLevel = await s.request(
+      modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }),
+    );
     assert.equal(badLevel.error.code, -32602);
     await closed(s);
   });
@@ -107,11 +132,23 @@ describe("mcp wire: tools/list", () => {
     const s = new WireSession([...NOTES, "mcp", "serve"], { env: { NOTES_HOME: home.path } });
     try {
       const { result } = await s.request(modern(1, "tools/list"));
-      assert.deepEqual(result.tools.map((t: { name: string }) => t.name), ["add", "list", "manifest", "remove", "show"]);
+      assert.deepEqual(result.tools.map((t: { name: string }) => t.name), [
+        "add",
+        "list",
+        "manifest",
+        "remove",
+        "show",
+      ]);
       const byName = Object.fromEntries(result.tools.map((t: { name: string }) => [t.name, t]));
       assert.equal(byName.add.inputSchema.additionalProperties, false);
       assert.deepEqual(byName.add.inputSchema.required, ["title"]);
-      assert.deepEqual(byName.add.annotations, { title: "add", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+      assert.deepEqual(byName.add.annotations, {
+        title: "add",
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      });
       assert.equal(byName.remove.annotations.destructiveHint, true);
       assert.ok(byName.remove.inputSchema.properties.confirm_destructive);
       assert.ok(byName.add.inputSchema.properties.idempotency_key);
@@ -139,12 +176,22 @@ describe("mcp wire: tools/list", () => {
   });
 
   it("protocol commands (notes lsp, a DAP adapter, mcp serve itself) are never tools, and calling one runs nothing", async () => {
-    for (const [argv, left] of [[NOTES, ["lsp", "mcp_serve"]], [programArgv("tests/fixtures/dap_fixture.ts"), ["debug-adapter", "mcp_serve"]]] as const) {
+    for (
+      const [argv, left] of [[NOTES, ["lsp", "mcp_serve"]], [programArgv("tests/fixtures/dap_fixture.ts"), [
+        "debug-adapter",
+        "mcp_serve",
+      ]]] as const
+    ) {
       const s = new WireSession([...argv, "mcp", "serve"]);
-      const names = (await s.request(modern(1, "tools/list"))).result.tools.map((t: { name: string }) => t.name);
+      const names = (await s.request(modern(1, "tools/list"))).result.tools.map((t: { name: string }) =>
+        t.name
+      );
       for (const name of left) {
         assert.equal(names.includes(name), false, `${name} must not be listed`);
-        assert.equal((await s.request(modern(`call-${name}`, "tools/call", { name, arguments: {} }))).error.code, -32602);
+        assert.equal(
+          (await s.request(modern(`call-${name}`, "tools/call", { name, arguments: {} }))).error.code,
+          -32602,
+        );
       }
       await closed(s);
     }
@@ -154,7 +201,10 @@ describe("mcp wire: tools/list", () => {
     const s = new WireSession([...NOTES, "mcp", "serve", "--read-only"]);
     const { result } = await s.request(modern(1, "tools/list"));
     assert.deepEqual(result.tools.map((t: { name: string }) => t.name), ["list", "manifest", "show"]);
-    assert.equal((await s.request(modern(2, "tools/call", { name: "add", arguments: { title: "x" } }))).error.code, -32602);
+    assert.equal(
+      (await s.request(modern(2, "tools/call", { name: "add", arguments: { title: "x" } }))).error.code,
+      -32602,
+    );
     await closed(s);
   });
 });
@@ -168,7 +218,10 @@ describe("mcp wire: tools/call", () => {
       const reply = await s.request(modern(1, "tools/call", { name: "init", arguments: {} }));
       assert.equal(reply.error.code, -32602);
       assert.match(reply.error.message, /Unknown tool: init/);
-      assert.equal((await s.request(modern(2, "tools/call", { name: "mcp_serve", arguments: {} }))).error.code, -32602);
+      assert.equal(
+        (await s.request(modern(2, "tools/call", { name: "mcp_serve", arguments: {} }))).error.code,
+        -32602,
+      );
       await closed(s);
       assert.equal(existsSync(notesHome), false);
     } finally {
@@ -183,12 +236,18 @@ describe("mcp wire: tools/call", () => {
     assert.equal(ok.result.isError, false);
     assert.deepEqual(ok.result.structuredContent.data, { text: "hi" });
     assert.deepEqual(JSON.parse(ok.result.content[0].text), ok.result.structuredContent);
-    const bad = await s.request(modern(2, "tools/call", { name: "types", arguments: { int: "five", nope: 1 } }));
+    const bad = await s.request(
+      modern(2, "tools/call", { name: "types", arguments: { int: "five", nope: 1 } }),
+    );
     assert.equal(bad.result.isError, true);
     assert.equal(bad.result.structuredContent.error.code, "ARG_ERROR");
     assert.equal(bad.result.structuredContent.meta.exit_code, 2);
     const messages = bad.result.structuredContent.error.issues.map((i: { message: string }) => i.message);
-    assert.deepEqual(messages, ["int expects an integer, got 'five'", "unknown argument 'nope'", "missing argument first"]);
+    assert.deepEqual(messages, [
+      "int expects an integer, got 'five'",
+      "unknown argument 'nope'",
+      "missing argument first",
+    ]);
     const failed = await s.request(modern(3, "tools/call", { name: "fail", arguments: { code: 4 } }));
     assert.equal(failed.result.isError, true);
     assert.equal(failed.result.structuredContent.meta.exit_code, 4);
@@ -197,7 +256,11 @@ describe("mcp wire: tools/call", () => {
 
   it("__proto__ keys in arguments are plain unknown arguments and pollute nothing", async () => {
     const s = labServer();
-    s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{"__proto__":{"polluted":true},"first":"x"},"_meta":${JSON.stringify(modernMeta())}}}`);
+    s.send(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{"__proto__":{"polluted":true},"first":"x"},"_meta":${
+        JSON.stringify(modernMeta())
+      }}}`,
+    );
     const reply = await s.next();
     assert.equal(reply.result.isError, true);
     assert.match(reply.result.structuredContent.error.message, /unknown argument '__proto__'/);
@@ -210,15 +273,31 @@ describe("mcp wire: tools/call", () => {
     const s = labServer();
     const elicitation = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
     const accept = { confirm: { action: "accept", content: { confirm: true } } };
-    const asked = await s.request(modern(1, "tools/call", { name: "wipe", arguments: { target: "t" } }, elicitation));
+    const asked = await s.request(
+      modern(1, "tools/call", { name: "wipe", arguments: { target: "t" } }, elicitation),
+    );
     assert.equal(asked.result.resultType, "input_required");
     assert.equal(asked.result.inputRequests.confirm.method, "elicitation/create");
     const state: string = asked.result.requestState;
-    const done = await s.request(modern(2, "tools/call", { name: "wipe", arguments: { target: "t" }, requestState: state, inputResponses: accept }, elicitation));
+    const done = await s.request(
+      modern(2, "tools/call", {
+        name: "wipe",
+        arguments: { target: "t" },
+        requestState: state,
+        inputResponses: accept,
+      }, elicitation),
+    );
     assert.deepEqual(done.result.structuredContent.data, { effect: "deleted", target: "t" });
     const tampered = `${state.slice(0, -2)}${state.endsWith("AA") ? "BB" : "AA"}`;
     for (const [id, target, requestState] of [[3, "t", tampered], [4, "other", state]] as const) {
-      const refused = await s.request(modern(id, "tools/call", { name: "wipe", arguments: { target }, requestState, inputResponses: accept }, elicitation));
+      const refused = await s.request(
+        modern(id, "tools/call", {
+          name: "wipe",
+          arguments: { target },
+          requestState,
+          inputResponses: accept,
+        }, elicitation),
+      );
       assert.equal(refused.result.structuredContent.error.code, "CONFIRMATION_INVALID");
     }
     await closed(s);
@@ -241,13 +320,23 @@ describe("mcp wire: cancellation, progress, logging", () => {
     try {
       s.send(modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "test", _meta: modernMeta() } });
+      s.send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 7, reason: "test", _meta: modernMeta() },
+      });
       s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
       const deadline = Date.now() + 10_000;
-      while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!existsSync(marker) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.equal(readFileSync(marker, "utf8"), "cleaned up");
       const pong = await s.request(modern(8, "tools/call", { name: "echo", arguments: { text: "after" } }));
-      assert.equal(pong.result.structuredContent.data.text, "after", "the next line answers id 8, not the cancelled 7");
+      assert.equal(
+        pong.result.structuredContent.data.text,
+        "after",
+        "the next line answers id 8, not the cancelled 7",
+      );
       await closed(s);
       assert.doesNotMatch(s.stdoutText, /"id":7/);
     } finally {
@@ -259,11 +348,14 @@ describe("mcp wire: cancellation, progress, logging", () => {
     const s = labServer();
     s.send(modern(1, "tools/call", { name: "count", arguments: { to: 3 } }, { progressToken: "p1" }));
     const messages = await s.take(4);
-    assert.deepEqual(messages.slice(0, 3).map((m) => [m.method, m.params.progressToken, m.params.progress, m.params.total]), [
-      ["notifications/progress", "p1", 1, 3],
-      ["notifications/progress", "p1", 2, 3],
-      ["notifications/progress", "p1", 3, 3],
-    ]);
+    assert.deepEqual(
+      messages.slice(0, 3).map((m) => [m.method, m.params.progressToken, m.params.progress, m.params.total]),
+      [
+        ["notifications/progress", "p1", 1, 3],
+        ["notifications/progress", "p1", 2, 3],
+        ["notifications/progress", "p1", 3, 3],
+      ],
+    );
     assert.equal(messages[3].id, 1);
     const quiet = await s.request(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }));
     assert.equal(quiet.result.structuredContent.data.counted, 2, "no progress without a progressToken");
@@ -274,12 +366,24 @@ describe("mcp wire: cancellation, progress, logging", () => {
     const s = labServer();
     const silent = await s.request(modern(1, "tools/call", { name: "count", arguments: { to: 2 } }));
     assert.equal(silent.result.isError, false);
-    s.send(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }, { "io.modelcontextprotocol/logLevel": "info" }));
+    s.send(
+      modern(2, "tools/call", { name: "count", arguments: { to: 2 } }, {
+        "io.modelcontextprotocol/logLevel": "info",
+      }),
+    );
     const [first, second, reply] = await s.take(3);
-    assert.deepEqual([first.method, first.params.level, first.params.data], ["notifications/message", "info", "step 1"]);
+    assert.deepEqual([first.method, first.params.level, first.params.data], [
+      "notifications/message",
+      "info",
+      "step 1",
+    ]);
     assert.equal(second.params.data, "step 2");
     assert.equal(reply.id, 2);
-    s.send(modern(3, "tools/call", { name: "count", arguments: { to: 1 } }, { "io.modelcontextprotocol/logLevel": "error" }));
+    s.send(
+      modern(3, "tools/call", { name: "count", arguments: { to: 1 } }, {
+        "io.modelcontextprotocol/logLevel": "error",
+      }),
+    );
     assert.equal((await s.next()).id, 3, "info lines are below an error threshold");
     await closed(s);
   });
@@ -297,13 +401,26 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     assert.equal((await s.request({ id: 3, method: "ping" })).error.code, -32600);
     const badId = await (s.send({ jsonrpc: "2.0", id: { x: 1 }, method: "ping" }), s.next());
     assert.deepEqual([badId.id, badId.error.code], [null, -32600]);
-    assert.equal((await s.request({ jsonrpc: "2.0", id: 5, method: "tools/call", params: [] })).error.code, -32600);
+    assert.equal(
+      (await s.request({ jsonrpc: "2.0", id: 5, method: "tools/call", params: [] })).error.code,
+      -32600,
+    );
     s.send({ jsonrpc: "2.0", id: 77, result: {} });
     s.send("");
     s.send("   ");
     assert.equal((await s.request(initialize(6))).result.protocolVersion, "2025-11-25");
-    s.send({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "sleep", arguments: { ms: 300 } } });
-    const duplicate = await s.request({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } });
+    s.send({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: { name: "sleep", arguments: { ms: 300 } },
+    });
+    const duplicate = await s.request({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x" } },
+    });
     assert.equal(duplicate.error.code, -32600);
     assert.equal((await s.next()).id, 9);
     assert.equal((await s.request({ jsonrpc: "2.0", id: 10, method: "nope" })).error.code, -32601);
@@ -335,7 +452,11 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     const tooBig = await s.next();
     assert.deepEqual([tooBig.id, tooBig.error.code], [null, -32600]);
     assert.match(tooBig.error.message, /exceeds the 4096-byte limit/);
-    assert.equal((await s.request(modern(2, "tools/call", { name: "echo", arguments: { text: "small" } }))).result.structuredContent.data.text, "small");
+    assert.equal(
+      (await s.request(modern(2, "tools/call", { name: "echo", arguments: { text: "small" } }))).result
+        .structuredContent.data.text,
+      "small",
+    );
     await closed(s);
   });
 
@@ -346,7 +467,10 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     await closed(s);
     const b = labServer();
     await b.request(initialize(0, "2025-03-26"));
-    b.send([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "b" } } }]);
+    b.send([{ jsonrpc: "2.0", id: 1, method: "ping" }, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "b" } } }]);
     const replies = await b.next();
     assert.ok(Array.isArray(replies));
     assert.deepEqual(replies.map((r: { id: number }) => r.id).sort(), [1, 2]);
@@ -372,7 +496,12 @@ describe("mcp wire: flow control and shutdown", () => {
     const free = labServer();
     free.send(initialize(0));
     await free.next();
-    free.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sleep", arguments: { ms: 300 } } });
+    free.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "sleep", arguments: { ms: 300 } },
+    });
     free.send({ jsonrpc: "2.0", id: 2, method: "ping" });
     const [a, b] = await free.take(2);
     assert.deepEqual([a.id, b.id], [2, 1], "with room, requests run concurrently");
@@ -394,21 +523,43 @@ describe("mcp wire: flow control and shutdown", () => {
     for (const bound of ["64", "4", "1"]) {
       const home = tempDir();
       try {
-        const s = new WireSession([...NOTES, "mcp", "serve", "--max-in-flight", bound], { env: { NOTES_HOME: home.path } });
+        const s = new WireSession([...NOTES, "mcp", "serve", "--max-in-flight", bound], {
+          env: { NOTES_HOME: home.path },
+        });
         const count = 200;
         const lines = [JSON.stringify(initialize(0))];
         for (let id = 1; id <= count; id++) {
-          lines.push(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "add", arguments: { title: `n${id}` } } }));
+          lines.push(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              method: "tools/call",
+              params: { name: "add", arguments: { title: `n${id}` } },
+            }),
+          );
         }
         // One write, then stdin closed at once: the end of the input arrives while requests wait for slots.
         s.send(`${lines.join("\n")}\n`);
         const result = await s.close();
         assert.equal(result.code, 0, result.stderr);
         const ids = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line).id as number);
-        assert.equal(ids.length, count + 1, `--max-in-flight ${bound}: ${ids.length} answers for ${count + 1} requests`);
-        assert.deepEqual([...new Set(ids)].sort((a, b) => a - b), Array.from({ length: count + 1 }, (_, i) => i));
-        const notes = JSON.parse(readFileSync(join(home.path, "notes.json"), "utf8")).notes as Array<{ title: string }>;
-        assert.equal(notes.length, count, `--max-in-flight ${bound}: ${notes.length} notes for ${count} adds`);
+        assert.equal(
+          ids.length,
+          count + 1,
+          `--max-in-flight ${bound}: ${ids.length} answers for ${count + 1} requests`,
+        );
+        assert.deepEqual(
+          [...new Set(ids)].sort((a, b) => a - b),
+          Array.from({ length: count + 1 }, (_, i) => i),
+        );
+        const notes = JSON.parse(readFileSync(join(home.path, "notes.json"), "utf8")).notes as Array<
+          { title: string }
+        >;
+        assert.equal(
+          notes.length,
+          count,
+          `--max-in-flight ${bound}: ${notes.length} notes for ${count} adds`,
+        );
         assert.equal(new Set(notes.map((note) => note.title)).size, count);
       } finally {
         home.cleanup();
@@ -419,13 +570,29 @@ describe("mcp wire: flow control and shutdown", () => {
   it("each request of a batch counts against --max-in-flight", async () => {
     const s = labServer("--max-in-flight", "2");
     await s.request(initialize(0, "2025-03-26"));
-    const batch = Array.from({ length: 12 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "overlap", arguments: { ms: 40 } } }));
+    const batch = Array.from(
+      { length: 12 },
+      (_, i) => ({
+        jsonrpc: "2.0",
+        id: i + 1,
+        method: "tools/call",
+        params: { name: "overlap", arguments: { ms: 40 } },
+      }),
+    );
     s.send(batch);
-    s.send({ jsonrpc: "2.0", id: 100, method: "tools/call", params: { name: "overlap", arguments: { ms: 40 } } });
+    s.send({
+      jsonrpc: "2.0",
+      id: 100,
+      method: "tools/call",
+      params: { name: "overlap", arguments: { ms: 40 } },
+    });
     const [first, second] = await s.take(2);
     const answers = [first, second].flatMap((reply) => Array.isArray(reply) ? reply : [reply]);
     assert.equal(answers.length, 13);
-    assert.deepEqual(answers.map((answer) => answer.id).sort((a, b) => a - b), [...Array.from({ length: 12 }, (_, i) => i + 1), 100]);
+    assert.deepEqual(answers.map((answer) => answer.id).sort((a, b) => a - b), [
+      ...Array.from({ length: 12 }, (_, i) => i + 1),
+      100,
+    ]);
     const peak = Math.max(...answers.map((answer) => answer.result.structuredContent.data.peak as number));
     assert.equal(peak, 2, "no more than two calls ran at once, batch or not");
     await closed(s);

@@ -9,7 +9,9 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** A stream of the given chunks that records how many the consumer has pulled. */
-function chunkStream(chunks: string[]): { stream: ReadableStream<Uint8Array>; pulled: () => number; cancelled: () => boolean } {
+function chunkStream(
+  chunks: string[],
+): { stream: ReadableStream<Uint8Array>; pulled: () => number; cancelled: () => boolean } {
   let next = 0;
   let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
@@ -73,7 +75,9 @@ describe("readChunks", () => {
   });
 
   it("stops and cancels the stream when the signal fires", async () => {
-    const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, { highWaterMark: 0 });
+    const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, {
+      highWaterMark: 0,
+    });
     const stop = new AbortController();
     const done = readChunks(channel(stream), () => assert.fail("no chunk was sent"), stop.signal);
     stop.abort();
@@ -89,12 +93,17 @@ describe("readChunks", () => {
   });
 
   it("rejects when the stream fails or the chunk handler throws", async () => {
-    const failing = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new Error("read failed")) });
+    const failing = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.error(new Error("read failed")),
+    });
     await assert.rejects(readChunks(channel(failing), () => undefined), /read failed/);
     const { stream } = chunkStream(["a"]);
-    await assert.rejects(readChunks(channel(stream), () => {
-      throw new Error("handler failed");
-    }), /handler failed/);
+    await assert.rejects(
+      readChunks(channel(stream), () => {
+        throw new Error("handler failed");
+      }),
+      /handler failed/,
+    );
   });
 });
 

@@ -6,8 +6,8 @@ import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { servedCommands, mcpTool } from "../../lib/command/mcp/tool_mapping.ts";
-import type { Manifest } from "../../lib/command/manifest.ts";
+import { mcpTool, servedCommands } from "../../lib/command/mcp/tool_mapping.ts";
+import type { Manifest } from "../../lib/command/contract/manifest.ts";
 import { lastLine, type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 import { connect, execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
@@ -16,7 +16,12 @@ function bridge(cli: readonly string[], ...flags: string[]): string[] {
 }
 
 /** Runs `body` with a client of the bridge over `cli`, closing it afterwards. */
-async function withBridge(cli: readonly string[], flags: string[], body: (client: Client) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
+async function withBridge(
+  cli: readonly string[],
+  flags: string[],
+  body: (client: Client) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<void> {
   const client = await connect(bridge(cli, ...flags), { env });
   try {
     await body(client);
@@ -54,14 +59,27 @@ const PYFIX = pyfix();
 describe("toolwire mcp serve --exec: a Python CLI", () => {
   it("negotiates the modern era and lists the served commands, mapped exactly as a tool's own mcp serve maps them", async () => {
     const manifest = await manifestOf(PYFIX);
-    const expected = servedCommands(manifest.commands, { readOnly: false }).map(([path, entry]) => mcpTool(path, entry));
+    const expected = servedCommands(manifest.commands, { readOnly: false }).map(([path, entry]) =>
+      mcpTool(path, entry)
+    );
     await withBridge(PYFIX, [], async (client) => {
       assert.equal(client.getProtocolEra(), "modern");
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ["crash", "echo", "manifest", "slow", "store_put", "store_wipe"]);
+      assert.deepEqual(tools.map((tool) => tool.name), [
+        "crash",
+        "echo",
+        "manifest",
+        "slow",
+        "store_put",
+        "store_wipe",
+      ]);
       assert.deepEqual(tools, expected);
       const echo = tools.find((tool) => tool.name === "echo")!;
-      assert.deepEqual(echo.inputSchema.properties!.words, { type: "array", items: { type: "string" }, description: "Words to echo" });
+      assert.deepEqual(echo.inputSchema.properties!.words, {
+        type: "array",
+        items: { type: "string" },
+        description: "Words to echo",
+      });
     });
   });
 
@@ -74,7 +92,10 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
 
   it("a call succeeds with the CLI's envelope; a CLI that answers without one is a GENERAL_ERROR with the exit code and output tails", async () => {
     await withBridge(PYFIX, [], async (client) => {
-      const ok = await client.callTool({ name: "echo", arguments: { text: "hi", upper: true, tag: ["a", "b"], times: 2, mood: "loud" } });
+      const ok = await client.callTool({
+        name: "echo",
+        arguments: { text: "hi", upper: true, tag: ["a", "b"], times: 2, mood: "loud" },
+      });
       assert.equal(ok.isError, false);
       const data = (ok.structuredContent as Loose).data;
       assert.deepEqual([data.text, data.tag, data.times, data.mood], ["HI", ["a", "b"], 2, "loud"]);
@@ -94,7 +115,10 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
     const dir = tempDir();
     try {
       await withBridge(PYFIX, ["--cwd", dir.path], async (client) => {
-        const bad = await client.callTool({ name: "store_put", arguments: { key: 5, value: "v", nope: true } });
+        const bad = await client.callTool({
+          name: "store_put",
+          arguments: { key: 5, value: "v", nope: true },
+        });
         assert.equal(bad.isError, true);
         const { error } = bad.structuredContent as Loose;
         assert.equal(error.code, "ARG_ERROR");
@@ -104,7 +128,10 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
           "key is required",
         ]);
         const nul = await client.callTool({ name: "store_put", arguments: { key: "a\u0000b", value: "v" } });
-        assert.equal((nul.structuredContent as Loose).error.message, "key contains a NUL character, which a command line cannot carry");
+        assert.equal(
+          (nul.structuredContent as Loose).error.message,
+          "key contains a NUL character, which a command line cannot carry",
+        );
       });
       assert.equal(existsSync(join(dir.path, "pyfix-store.json")), false);
     } finally {
@@ -125,17 +152,30 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
   it("arguments with shell metacharacters arrive verbatim: no shell, no injection", async () => {
     const dir = tempDir();
     const pwned = join(dir.path, "pwned");
-    const text = `; rm -rf x && touch ${pwned} $(touch ${pwned}) \`touch ${pwned}\` 'single' "double" \\ | > ${pwned}`;
+    const text =
+      `; rm -rf x && touch ${pwned} $(touch ${pwned}) \`touch ${pwned}\` 'single' "double" \\ | > ${pwned}`;
     const words = ["-rf", "$HOME", "a b", "--", "'; echo", "*"];
     try {
       await withBridge(PYFIX, ["--cwd", dir.path], async (client) => {
-        const result = await client.callTool({ name: "echo", arguments: { text, tag: ["$(id)", "-x"], words } });
+        const result = await client.callTool({
+          name: "echo",
+          arguments: { text, tag: ["$(id)", "-x"], words },
+        });
         assert.equal(result.isError, false);
         const data = (result.structuredContent as Loose).data;
         assert.equal(data.text, text);
         assert.deepEqual(data.tag, ["$(id)", "-x"]);
         assert.deepEqual(data.words, words);
-        assert.deepEqual(data.argv, ["--format", "json", "echo", `--text=${text}`, "--tag=$(id)", "--tag=-x", "--", ...words]);
+        assert.deepEqual(data.argv, [
+          "--format",
+          "json",
+          "echo",
+          `--text=${text}`,
+          "--tag=$(id)",
+          "--tag=-x",
+          "--",
+          ...words,
+        ]);
       });
       assert.equal(existsSync(pwned), false);
     } finally {
@@ -148,7 +188,10 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
     const store = join(dir.path, "pyfix-store.json");
     try {
       await withBridge(PYFIX, ["--cwd", dir.path], async (client) => {
-        const put = await client.callTool({ name: "store_put", arguments: { key: "k", value: "v", idempotency_key: "put-1" } });
+        const put = await client.callTool({
+          name: "store_put",
+          arguments: { key: "k", value: "v", idempotency_key: "put-1" },
+        });
         assert.equal((put.structuredContent as Loose).data.cwd, realpathSync(dir.path));
         const preview = await client.callTool({ name: "store_wipe", arguments: {} });
         assert.equal(preview.isError, true);
@@ -159,7 +202,10 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
         assert.equal(existsSync(store), true, "nothing is deleted without confirmation");
         const dry = await client.callTool({ name: "store_wipe", arguments: { dry_run: true } });
         assert.equal((dry.structuredContent as Loose).data.effect, "would_delete");
-        const confirmed = await client.callTool({ name: "store_wipe", arguments: { confirm_destructive: true } });
+        const confirmed = await client.callTool({
+          name: "store_wipe",
+          arguments: { confirm_destructive: true },
+        });
         assert.equal(confirmed.isError, false);
         assert.deepEqual((confirmed.structuredContent as Loose).data, { effect: "deleted", count: 1 });
         assert.equal(existsSync(store), false);
@@ -198,9 +244,14 @@ describe("toolwire mcp serve --exec: a Python CLI", () => {
     try {
       await withBridge(PYFIX, [], async (client) => {
         const controller = new AbortController();
-        const call = client.callTool({ name: "slow", arguments: { seconds: 60, pid_file: pidFile } }, { signal: controller.signal });
+        const call = client.callTool({ name: "slow", arguments: { seconds: 60, pid_file: pidFile } }, {
+          signal: controller.signal,
+        });
         call.catch(() => {});
-        assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8") !== ""), "the slow command started");
+        assert.ok(
+          await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8") !== ""),
+          "the slow command started",
+        );
         const pid = Number(readFileSync(pidFile, "utf8"));
         assert.equal(gone(pid), false);
         controller.abort("the test cancels");
@@ -244,7 +295,10 @@ describe("toolwire mcp serve --exec: notes, a toolwire tool", () => {
         const { tools } = await client.listTools();
         assert.deepEqual(tools, direct);
         assert.deepEqual(tools.map((tool) => tool.name), ["add", "list", "manifest", "remove", "show"]);
-        const added = await client.callTool({ name: "add", arguments: { title: "it's $(here)", tag: ["a; b"] } });
+        const added = await client.callTool({
+          name: "add",
+          arguments: { title: "it's $(here)", tag: ["a; b"] },
+        });
         assert.equal(added.isError, false);
         assert.equal((added.structuredContent as Loose).data.note.title, "it's $(here)");
         const shown = await client.callTool({ name: "show", arguments: { id: 1 } });
@@ -256,7 +310,10 @@ describe("toolwire mcp serve --exec: notes, a toolwire tool", () => {
         const preview = await client.callTool({ name: "remove", arguments: { id: 1 } });
         assert.equal((preview.structuredContent as Loose).error.code, "CONFIRMATION_REQUIRED");
         assert.equal((preview.structuredContent as Loose).error.preview.effect, "would_delete");
-        const removed = await client.callTool({ name: "remove", arguments: { id: 1, confirm_destructive: true } });
+        const removed = await client.callTool({
+          name: "remove",
+          arguments: { id: 1, confirm_destructive: true },
+        });
         assert.equal((removed.structuredContent as Loose).data.effect, "deleted");
       }, env);
     } finally {
@@ -284,26 +341,46 @@ describe("toolwire mcp serve: phase-1 failures exit with a declared code, stdout
 
   it("a CLI whose manifest is invalid: 4 PRECONDITION naming the command and the field", async () => {
     const envelope = await failure(["--exec", execLine(pyfix("broken_mcp_true"))], 4, "PRECONDITION");
-    assert.match(envelope.error.message, /printed an invalid manifest: command 'approve': mcp: may only be false/);
-    assert.deepEqual(envelope.error.issues.map((issue: Loose) => [issue.command, issue.field]), [["approve", "mcp"]]);
+    assert.match(
+      envelope.error.message,
+      /printed an invalid manifest: command 'approve': mcp: may only be false/,
+    );
+    assert.deepEqual(envelope.error.issues.map((issue: Loose) => [issue.command, issue.field]), [[
+      "approve",
+      "mcp",
+    ]]);
   });
 
   it("a program that prints no manifest: 4 PRECONDITION with what it wrote", async () => {
-    const envelope = await failure(["--exec", execLine(["python3", "-c", "print('hello'); import sys; sys.exit(3)"])], 4, "PRECONDITION");
+    const envelope = await failure(
+      ["--exec", execLine(["python3", "-c", "print('hello'); import sys; sys.exit(3)"])],
+      4,
+      "PRECONDITION",
+    );
     assert.match(envelope.error.message, /exited 3 without an envelope on its last stdout line/);
     assert.equal(envelope.error.stdout_tail, "hello\n");
   });
 
   it("unbalanced quotes, an empty --exec, and --cwd without --exec: 2 ARG_ERROR", async () => {
-    assert.match((await failure(["--exec", `python3 "tool.py`], 2, "ARG_ERROR")).error.message, /--exec: unbalanced " opened at character 9/);
+    assert.match(
+      (await failure(["--exec", `python3 "tool.py`], 2, "ARG_ERROR")).error.message,
+      /--exec: unbalanced " opened at character 9/,
+    );
     assert.match((await failure(["--exec", "  "], 2, "ARG_ERROR")).error.message, /--exec is empty/);
-    assert.match((await failure(["--cwd", "/"], 2, "ARG_ERROR")).error.message, /--cwd applies only with --exec/);
+    assert.match(
+      (await failure(["--cwd", "/"], 2, "ARG_ERROR")).error.message,
+      /--cwd applies only with --exec/,
+    );
   });
 
   it("a --cwd that is not a directory: 5 NOT_FOUND", async () => {
     const dir = tempDir();
     try {
-      const envelope = await failure(["--exec", execLine(PYFIX), "--cwd", join(dir.path, "missing")], 5, "NOT_FOUND");
+      const envelope = await failure(
+        ["--exec", execLine(PYFIX), "--cwd", join(dir.path, "missing")],
+        5,
+        "NOT_FOUND",
+      );
       assert.match(envelope.error.message, /is not a directory/);
     } finally {
       dir.cleanup();
@@ -311,7 +388,15 @@ describe("toolwire mcp serve: phase-1 failures exit with a declared code, stdout
   });
 
   it("in plain mode the failure is plain text on stderr, without an envelope", async () => {
-    const result = await run([...TOOLWIRE, "--format", "plain", "mcp", "serve", "--exec", "definitely-not-a-program-7f3a"]);
+    const result = await run([
+      ...TOOLWIRE,
+      "--format",
+      "plain",
+      "mcp",
+      "serve",
+      "--exec",
+      "definitely-not-a-program-7f3a",
+    ]);
     assert.equal(result.code, 5);
     assert.equal(result.stdout, "");
     assert.match(result.stderr, /^toolwire: error: cannot start 'definitely-not-a-program-7f3a'/);
@@ -326,7 +411,12 @@ describe("toolwire mcp serve without --exec", () => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name), ["check", "manifest"]);
       const check = tools.find((tool) => tool.name === "check")!;
-      assert.deepEqual(check.inputSchema.properties!.cli, { type: "array", items: { type: "string" }, minItems: 1, description: "The CLI to check: its program and leading arguments, after --" });
+      assert.deepEqual(check.inputSchema.properties!.cli, {
+        type: "array",
+        items: { type: "string" },
+        minItems: 1,
+        description: "The CLI to check: its program and leading arguments, after --",
+      });
       assert.deepEqual(check.inputSchema.required, ["cli"]);
     } finally {
       await client.close();

@@ -2,14 +2,20 @@
 // deliberately broken fixture naming the criterion it broke, and reports as an envelope or as text.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { validateManifest } from "../../lib/command/manifest_validation.ts";
+import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
 import { type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 import { pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CHECK_FAILED = 80;
 
-async function check(cli: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; envelope: Loose }> {
-  const result = await run([...TOOLWIRE, "--format", "json", "check", "--", ...cli], { env, timeoutMs: 120_000 });
+async function check(
+  cli: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; envelope: Loose }> {
+  const result = await run([...TOOLWIRE, "--format", "json", "check", "--", ...cli], {
+    env,
+    timeoutMs: 120_000,
+  });
   return { code: result.code, envelope: onlyEnvelope(result.stdout) };
 }
 
@@ -18,7 +24,9 @@ function statuses(envelope: Loose): Record<string, string> {
 }
 
 function failedIds(envelope: Loose): string[] {
-  return envelope.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) => result.id);
+  return envelope.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) =>
+    result.id
+  );
 }
 
 function evidence(envelope: Loose, id: string): string {
@@ -30,25 +38,47 @@ describe("toolwire check passes on conforming CLIs", () => {
     const home = tempDir();
     try {
       const { code, envelope } = await check(NOTES, { NOTES_HOME: home.path });
-      assert.equal(code, 0, JSON.stringify(envelope.data?.criteria.filter((r: Loose) => r.status === "fail")));
+      assert.equal(
+        code,
+        0,
+        JSON.stringify(envelope.data?.criteria.filter((r: Loose) => r.status === "fail")),
+      );
       assert.equal(envelope.ok, true);
       const { criteria, summary } = envelope.data;
       assert.equal(criteria.length, 22);
       assert.equal(new Set(criteria.map((result: Loose) => result.id)).size, 22);
       for (const result of criteria) {
         assert.deepEqual(Object.keys(result), ["id", "criterion", "status", "evidence"]);
-        assert.ok(["pass", "skip"].includes(result.status), `${result.id}: ${result.status} — ${result.evidence}`);
+        assert.ok(
+          ["pass", "skip"].includes(result.status),
+          `${result.id}: ${result.status} — ${result.evidence}`,
+        );
         assert.ok(result.evidence.length > 0);
       }
       assert.deepEqual(summary, { passed: 21, failed: 0, skipped: 1 });
       assert.equal(statuses(envelope)["ac05-prepare-failure"], "skip");
-      for (const id of ["ac07-stdout-purity", "ac08-malformed-request", "ac09-stdin-eof", "ac10-sigterm", "ac11-idle-not-killed", "ac15-mcp-false-refused"]) {
+      for (
+        const id of [
+          "ac07-stdout-purity",
+          "ac08-malformed-request",
+          "ac09-stdin-eof",
+          "ac10-sigterm",
+          "ac11-idle-not-killed",
+          "ac15-mcp-false-refused",
+        ]
+      ) {
         assert.equal(statuses(envelope)[id], "pass", id);
       }
-      assert.match(evidence(envelope, "ac15-mcp-false-refused"), /init: a call is answered with protocol error -32602/);
+      assert.match(
+        evidence(envelope, "ac15-mcp-false-refused"),
+        /init: a call is answered with protocol error -32602/,
+      );
       // `notes lsp` is checked as an LSP client checks it, not skipped.
       assert.match(evidence(envelope, "ac07-stdout-purity"), /lsp: the first response answers initialize/);
-      assert.match(evidence(envelope, "ac08-malformed-request"), /lsp: answered a body that is not JSON with error -32700, then answered a request/);
+      assert.match(
+        evidence(envelope, "ac08-malformed-request"),
+        /lsp: answered a body that is not JSON with error -32700, then answered a request/,
+      );
       assert.match(
         evidence(envelope, "ac08-malformed-request"),
         /lsp: answered a header without a usable Content-Length with error -32700, then ended with exit 1 and the PROTOCOL_FRAMING_ERROR envelope last on stderr/,
@@ -75,7 +105,9 @@ describe("toolwire check passes on conforming CLIs", () => {
   });
 
   it("plain output is a readable report", async () => {
-    const result = await run([...TOOLWIRE, "--format", "plain", "check", "--", ...pyfix()], { timeoutMs: 120_000 });
+    const result = await run([...TOOLWIRE, "--format", "plain", "check", "--", ...pyfix()], {
+      timeoutMs: 120_000,
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^toolwire check — \S+ -S \S+pyfix\.py\n/);
     assert.match(result.stdout, /\nPASS {2}ac07-stdout-purity +Once serving begins/);
@@ -87,7 +119,11 @@ describe("toolwire check passes on conforming CLIs", () => {
 describe("toolwire check fails each broken CLI, naming the criterion it broke", { concurrency: true }, () => {
   const cases: Array<[fixture: string, broken: string[], seen: RegExp]> = [
     ["broken_mcp_true", ["ac16-no-mcp-true", "manifest-schema"], /approve: mcp: true/],
-    ["broken_banner", ["ac07-stdout-purity"], /the first stdout line is not the response: Welcome to pyfix MCP!/],
+    [
+      "broken_banner",
+      ["ac07-stdout-purity"],
+      /the first stdout line is not the response: Welcome to pyfix MCP!/,
+    ],
     ["broken_bad_flag_exit", ["ac04-invalid-flag", "ac13-invalid-flag"], /exit 1, expected 2/],
     ["broken_two_envelopes", ["ac13-one-envelope"], /2 stdout lines/],
   ];
@@ -99,7 +135,9 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
       assert.equal(envelope.error.code, "CHECK_FAILED");
       assert.equal(envelope.meta.exit_code, CHECK_FAILED);
       const failed = failedIds(envelope);
-      for (const id of broken) assert.ok(failed.includes(id), `${id} should fail; failed: ${failed.join(", ")}`);
+      for (const id of broken) {
+        assert.ok(failed.includes(id), `${id} should fail; failed: ${failed.join(", ")}`);
+      }
       assert.match(envelope.error.message, new RegExp(`criteria failed: .*${broken[0]}`));
       assert.match(evidence(envelope, broken[0]!), seen);
       assert.equal(envelope.data.summary.failed, failed.length);
@@ -109,7 +147,14 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
 
 describe("toolwire check: when there is nothing to check", () => {
   it("a CLI that cannot be started: 5 NOT_FOUND", async () => {
-    const result = await run([...TOOLWIRE, "--format", "json", "check", "--", "definitely-not-a-program-7f3a"]);
+    const result = await run([
+      ...TOOLWIRE,
+      "--format",
+      "json",
+      "check",
+      "--",
+      "definitely-not-a-program-7f3a",
+    ]);
     assert.equal(result.code, 5);
     assert.equal(onlyEnvelope(result.stdout).error.code, "NOT_FOUND");
   });
@@ -117,7 +162,10 @@ describe("toolwire check: when there is nothing to check", () => {
   it("no CLI: 2 ARG_ERROR", async () => {
     const result = await run([...TOOLWIRE, "--format", "json", "check"]);
     assert.equal(result.code, 2);
-    assert.match(onlyEnvelope(result.stdout).error.message, /missing argument <cli>: at least one value is required/);
+    assert.match(
+      onlyEnvelope(result.stdout).error.message,
+      /missing argument <cli>: at least one value is required/,
+    );
   });
 
   it("a program without a manifest fails manifest-envelope and skips the rest with the reason", async () => {
@@ -134,13 +182,28 @@ describe("toolwire's own contract", () => {
     assert.equal(result.code, 0);
     const manifest = onlyEnvelope(result.stdout).data;
     assert.deepEqual(validateManifest(manifest), []);
-    assert.deepEqual(Object.keys(manifest.commands), ["check", "completions", "manifest", "mcp.diff", "mcp.install", "mcp.listen", "mcp.serve", "mcp.snapshot"]);
+    assert.deepEqual(Object.keys(manifest.commands), [
+      "check",
+      "completions",
+      "manifest",
+      "mcp.diff",
+      "mcp.install",
+      "mcp.listen",
+      "mcp.serve",
+      "mcp.snapshot",
+    ]);
     const serve = manifest.commands["mcp.serve"];
     assert.equal(serve.danger_level, "destructive", "a bridged CLI can delete");
     assert.deepEqual(Object.keys(serve.exit_codes), ["0", "1", "2", "4", "5", "10", "129", "130", "143"]);
     assert.ok(serve.flags.exec && serve.flags.cwd && serve.flags["call-timeout"] && serve.flags["read-only"]);
     const check = manifest.commands.check;
-    assert.deepEqual(check.positionals, [{ name: "cli", type: "string", required: true, description: "The CLI to check: its program and leading arguments, after --", variadic: true }]);
+    assert.deepEqual(check.positionals, [{
+      name: "cli",
+      type: "string",
+      required: true,
+      description: "The CLI to check: its program and leading arguments, after --",
+      variadic: true,
+    }]);
     assert.equal(check.exit_codes["80"].name, "CHECK_FAILED");
   });
 

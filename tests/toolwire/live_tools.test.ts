@@ -21,27 +21,33 @@ const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
  * each command waits `--ms` and answers its name. A name that is not a valid command path fails registration,
  * so the CLI then prints no manifest.
  */
-function changingCli(dir: string, names: string[]): { argv: string[]; set(names: string[]): void; rewrite(): void } {
+function changingCli(
+  dir: string,
+  names: string[],
+): { argv: string[]; set(names: string[]): void; rewrite(): void } {
   const library = RUNTIME === "deno" ? join(ROOT, "mod.ts") : join(ROOT, "dist", "mod.js");
   const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
-  const source = (stamp: number) => [
-    `// version ${stamp}`,
-    `import { readFileSync, writeFileSync } from "node:fs";`,
-    `import { createTool } from ${JSON.stringify(library)};`,
-    `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
-    `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
-    `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
-    `  flags: { ms: { type: "integer", default: 0, description: "Wait first" }, started: { type: "string", description: "A file to create once running" } },`,
-    `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
-    `  run: async (ctx) => { if (ctx.flags.started) writeFileSync(ctx.flags.started, "");`,
-    `    await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
-    `await tool.main();`,
-  ].join("\n");
+  const source = (stamp: number) =>
+    [
+      `// version ${stamp}`,
+      `import { readFileSync, writeFileSync } from "node:fs";`,
+      `import { createTool } from ${JSON.stringify(library)};`,
+      `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
+      `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
+      `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
+      `  flags: { ms: { type: "integer", default: 0, description: "Wait first" }, started: { type: "string", description: "A file to create once running" } },`,
+      `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
+      `  run: async (ctx) => { if (ctx.flags.started) writeFileSync(ctx.flags.started, "");`,
+      `    await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
+      `await tool.main();`,
+    ].join("\n");
   let stamp = 0;
   writeFileSync(script, source(stamp));
   const set = (next: string[]) => writeFileSync(join(dir, "commands.json"), JSON.stringify({ names: next }));
   set(names);
-  const argv = RUNTIME === "deno" ? [denoGlobal!.execPath(), "run", "-A", "--quiet", script] : [process.execPath, script];
+  const argv = RUNTIME === "deno"
+    ? [denoGlobal!.execPath(), "run", "-A", "--quiet", script]
+    : [process.execPath, script];
   return { argv, set, rewrite: () => writeFileSync(script, source(++stamp)) };
 }
 
@@ -65,12 +71,23 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
       const seen: string[][] = [];
       const client = new Client({ name: "live-test", version: "1.0.0" }, {
         versionNegotiation: { mode: "auto" },
-        listChanged: { tools: { onChanged: (error, tools) => void (error ? undefined : seen.push((tools ?? []).map((tool) => tool.name))) } },
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) =>
+              void (error ? undefined : seen.push((tools ?? []).map((tool) => tool.name))),
+          },
+        },
       });
       const [command, ...args] = serverArgv(cli.argv);
-      await client.connect(new StdioClientTransport({ command: command!, args, stderr: "ignore", cwd: ROOT }));
+      await client.connect(
+        new StdioClientTransport({ command: command!, args, stderr: "ignore", cwd: ROOT }),
+      );
       try {
-        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "manifest", "slow"]);
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), [
+          "alpha",
+          "manifest",
+          "slow",
+        ]);
         // A call in flight when the manifest changes finishes against the manifest it started with.
         // Only once the call's own process has read the old manifest and is running.
         const started = join(dir.path, "slow-started");
@@ -80,11 +97,17 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
         cli.rewrite();
         await until(() => seen.some((names) => names.includes("beta")), "list_changed with beta");
         assert.deepEqual(seen.at(-1)!.sort(), ["alpha", "beta", "manifest"]);
-        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["alpha", "beta", "manifest"]);
+        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), [
+          "alpha",
+          "beta",
+          "manifest",
+        ]);
         const finished = await inFlight as { structuredContent: { ok: boolean; data: { name: string } } };
         assert.equal(finished.structuredContent.ok, true);
         assert.equal(finished.structuredContent.data.name, "slow");
-        const beta = await client.callTool({ name: "beta", arguments: {} }) as { structuredContent: { data: { name: string } } };
+        const beta = await client.callTool({ name: "beta", arguments: {} }) as {
+          structuredContent: { data: { name: string } };
+        };
         assert.equal(beta.structuredContent.data.name, "beta");
       } finally {
         await client.close();
@@ -105,13 +128,21 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
       const changed = await s.next(15_000);
       assert.equal(changed.method, "notifications/tools/list_changed");
       const listed = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-      assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name).sort(), ["alpha", "gamma", "manifest"]);
+      assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name).sort(), [
+        "alpha",
+        "gamma",
+        "manifest",
+      ]);
       // "Bad Name" is no command path: the CLI fails to start, so it prints no manifest.
       cli.set(["alpha", "Bad Name"]);
       cli.rewrite();
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const still = await s.request({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-      assert.deepEqual(still.result.tools.map((tool: { name: string }) => tool.name).sort(), ["alpha", "gamma", "manifest"]);
+      assert.deepEqual(still.result.tools.map((tool: { name: string }) => tool.name).sort(), [
+        "alpha",
+        "gamma",
+        "manifest",
+      ]);
       const result = await s.close();
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr, /new manifest was refused; the tools stay as they were/);

@@ -8,7 +8,16 @@ import assert from "node:assert/strict";
 import { connectSocket, type SocketAddress } from "../../lib/runtime/socket.ts";
 import { initialize, modern } from "../helpers/mcp_wire.ts";
 import { Inbox } from "../helpers/inbox.ts";
-import { exitCodeOf, finished, type Loose, NOTES, onlyEnvelope, run, start, tempDir } from "../helpers/run.ts";
+import {
+  exitCodeOf,
+  finished,
+  type Loose,
+  NOTES,
+  onlyEnvelope,
+  run,
+  start,
+  tempDir,
+} from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const cleanups: Array<() => void> = [];
@@ -22,7 +31,9 @@ function scratch(): string {
 
 /** Starts `mcp listen` and waits for the line naming its address on stderr. */
 async function listen(address: string, home: string, ...flags: string[]) {
-  const child = start([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), ...flags, address], { env: { NOTES_HOME: home } });
+  const child = start([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), ...flags, address], {
+    env: { NOTES_HOME: home },
+  });
   const stderr: string[] = [];
   const serving = new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
@@ -81,16 +92,28 @@ describe("toolwire mcp listen", () => {
         const legacy = n % 2 === 1;
         if (legacy) assert.equal((await s.request(initialize(0))).result.serverInfo.name, "notes");
         const params = { name: "add", arguments: { title: `from client ${n}` } };
-        const added = await s.request(legacy ? { jsonrpc: "2.0", id: 1, method: "tools/call", params } : modern(1, "tools/call", params));
+        const added = await s.request(
+          legacy ? { jsonrpc: "2.0", id: 1, method: "tools/call", params } : modern(1, "tools/call", params),
+        );
         assert.equal(added.id, 1);
-        assert.equal(added.result.structuredContent.data.note.title, `from client ${n}`, "each client gets its own answer");
+        assert.equal(
+          added.result.structuredContent.data.note.title,
+          `from client ${n}`,
+          "each client gets its own answer",
+        );
         await s.close();
       }));
       server.child.kill("SIGTERM");
       const result = await server.done;
       assert.equal(exitCodeOf(result.code, result.signal), 143, result.stderr);
       assert.equal(onlyEnvelope(result.stdout).error.code, "CANCELLED");
-      if (kind === "unix") assert.equal(existsSync(address.kind === "unix" ? address.path : ""), false, "the socket file is removed");
+      if (kind === "unix") {
+        assert.equal(
+          existsSync(address.kind === "unix" ? address.path : ""),
+          false,
+          "the socket file is removed",
+        );
+      }
       const listed = await run([...NOTES, "list"], { env: { NOTES_HOME: dir } });
       assert.equal(onlyEnvelope(listed.stdout).data.length, 50, "every call ran exactly once");
     });
@@ -98,8 +121,18 @@ describe("toolwire mcp listen", () => {
 
   it("listens on loopback only, unless --allow-remote; a bad address is an ARG_ERROR", async () => {
     const dir = scratch();
-    for (const address of ["tcp:0.0.0.0:0", "tcp:192.0.2.1:7000", "http://localhost:80", "tcp:127.0.0.1:70000", "unix:"]) {
-      const result = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), address], { env: { NOTES_HOME: dir } });
+    for (
+      const address of [
+        "tcp:0.0.0.0:0",
+        "tcp:192.0.2.1:7000",
+        "http://localhost:80",
+        "tcp:127.0.0.1:70000",
+        "unix:",
+      ]
+    ) {
+      const result = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), address], {
+        env: { NOTES_HOME: dir },
+      });
       assert.equal(result.code, 2, `${address}: ${result.stderr}`);
       assert.equal(onlyEnvelope(result.stdout).error.code, "ARG_ERROR");
     }
@@ -109,20 +142,29 @@ describe("toolwire mcp listen", () => {
     const dir = scratch();
     const path = join(dir, "notes.sock");
     const first = await listen(`unix:${path}`, dir);
-    const second = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${path}`], { env: { NOTES_HOME: dir } });
+    const second = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${path}`], {
+      env: { NOTES_HOME: dir },
+    });
     assert.equal(second.code, 6, second.stderr);
     first.child.kill("SIGKILL");
     await first.done;
     assert.equal(existsSync(path), true, "a killed server leaves its socket file");
     const again = await listen(`unix:${path}`, dir);
     const s = await session({ kind: "unix", path });
-    assert.equal((await s.request(modern(1, "tools/list"))).result.tools.some((tool: { name: string }) => tool.name === "add"), true);
+    assert.equal(
+      (await s.request(modern(1, "tools/list"))).result.tools.some((tool: { name: string }) =>
+        tool.name === "add"
+      ),
+      true,
+    );
     await s.close();
     again.child.kill("SIGTERM");
     await again.done;
     const file = join(dir, "plain.txt");
     writeFileSync(file, "not a socket");
-    const refused = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${file}`], { env: { NOTES_HOME: dir } });
+    const refused = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${file}`], {
+      env: { NOTES_HOME: dir },
+    });
     assert.equal(refused.code, 6, refused.stderr);
   });
 

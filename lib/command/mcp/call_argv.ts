@@ -1,7 +1,10 @@
 import type { ValidatedCall } from "./manifest_catalog.ts";
 
 /** The parts of a validated call that become its command line. */
-export type CallLine = Pick<ValidatedCall, "path" | "entry" | "given" | "args" | "idempotencyKey" | "dryRun" | "confirmed">;
+export type CallLine = Pick<
+  ValidatedCall,
+  "path" | "entry" | "given" | "args" | "idempotencyKey" | "dryRun" | "confirmed"
+>;
 
 /**
  * The argv that runs one validated MCP call as a CLI invocation (`toolwire mcp serve --exec`):
@@ -23,7 +26,9 @@ export function callArgv(cli: readonly string[], call: CallLine): string[] {
   if (call.idempotencyKey !== undefined) argv.push(`--idempotency-key=${call.idempotencyKey}`);
   if (call.dryRun) argv.push("--dry-run");
   if (call.confirmed) argv.push("--confirm-destructive");
-  const positionals = (call.entry.positionals ?? []).flatMap((positional) => words(call.args[positional.name]));
+  const positionals = (call.entry.positionals ?? []).flatMap((positional) =>
+    words(call.args[positional.name])
+  );
   // `--` ends the flags: a positional such as `-rf` stays a positional.
   if (positionals.length > 0) argv.push("--", ...positionals);
   return argv;

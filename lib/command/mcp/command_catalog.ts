@@ -1,12 +1,12 @@
 import { getEnv } from "../../runtime/mod.ts";
-import type { CommandDefinition } from "../contract.ts";
-import { executeCommand } from "../executor.ts";
-import { IdempotencyStore } from "../idempotency_store.ts";
-import type { Manifest } from "../manifest.ts";
-import type { CommandRegistry } from "../registry.ts";
+import type { CommandDefinition } from "../contract/contract.ts";
+import { executeCommand } from "../run/executor.ts";
+import { IdempotencyStore } from "../run/idempotency_store.ts";
+import type { Manifest } from "../contract/manifest.ts";
+import type { CommandRegistry } from "../contract/registry.ts";
 import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
-import { limitMs } from "../time_limit.ts";
+import { limitMs } from "../run/time_limit.ts";
 
 /** What the in-process catalog needs from the tool whose commands it serves. */
 export interface ServedTool {
@@ -27,8 +27,13 @@ export interface ServedTool {
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function commandCatalog(tool: ServedTool, manifest: Pick<Manifest, "commands">, filter: ServeFilter): ManifestCatalog {
-  const store = () => new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
+export function commandCatalog(
+  tool: ServedTool,
+  manifest: Pick<Manifest, "commands">,
+  filter: ServeFilter,
+): ManifestCatalog {
+  const store = () =>
+    new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
   return new ManifestCatalog(manifest.commands, filter, (call) => {
     const definition = tool.registry.get(call.path)?.definition as CommandDefinition | undefined;
     // The manifest was built from this registry: a served path without a definition is a framework bug.

@@ -71,7 +71,10 @@ export class ConfirmationStates {
   }
 
   #signingKey(): Promise<HmacKey> {
-    this.#key ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign", "verify"])
+    this.#key ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, [
+      "sign",
+      "verify",
+    ])
       .then((key) => key as HmacKey);
     return this.#key;
   }
@@ -79,9 +82,17 @@ export class ConfirmationStates {
   /** A signed state for one call of one tool with these arguments, good for one execution. */
   async issue(tool: string, args: Record<string, unknown>): Promise<string> {
     const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
-    const payload: StatePayload = { v: 1, n: nonce, tool, args: await argsDigest(args), exp: this.#now() + CONFIRMATION_TTL_MS };
+    const payload: StatePayload = {
+      v: 1,
+      n: nonce,
+      tool,
+      args: await argsDigest(args),
+      exp: this.#now() + CONFIRMATION_TTL_MS,
+    };
     const body = toBase64Url(new TextEncoder().encode(JSON.stringify(payload)));
-    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#signingKey(), new TextEncoder().encode(body)));
+    const signature = new Uint8Array(
+      await crypto.subtle.sign("HMAC", await this.#signingKey(), new TextEncoder().encode(body)),
+    );
     this.#dropExpired();
     while (this.#open.size >= MAX_OPEN_CONFIRMATIONS) this.#open.delete(this.#open.keys().next().value!);
     this.#open.set(nonce, payload.exp);
@@ -93,13 +104,22 @@ export class ConfirmationStates {
    * state for another call stays open for its own. The used-up check and the forgetting happen together,
    * after the last `await`: of two concurrent calls with one state, exactly one gets `undefined`.
    */
-  async redeem(state: unknown, tool: string, args: Record<string, unknown>): Promise<StateProblem | undefined> {
+  async redeem(
+    state: unknown,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<StateProblem | undefined> {
     if (typeof state !== "string" || state.length > MAX_STATE_LENGTH) return "malformed";
     const [body, signature, extra] = state.split(".");
     if (body === undefined || signature === undefined || extra !== undefined) return "malformed";
     const signatureBytes = fromBase64Url(signature);
     if (signatureBytes === undefined) return "malformed";
-    const valid = await crypto.subtle.verify("HMAC", await this.#signingKey(), signatureBytes, new TextEncoder().encode(body));
+    const valid = await crypto.subtle.verify(
+      "HMAC",
+      await this.#signingKey(),
+      signatureBytes,
+      new TextEncoder().encode(body),
+    );
     if (!valid) return "tampered";
     const payloadBytes = fromBase64Url(body);
     if (payloadBytes === undefined) return "malformed";

@@ -1,6 +1,6 @@
 import type { JsonToolResult } from "../../protocol/mcp/mod.ts";
-import { envelopeJson } from "../cli_output.ts";
-import type { ResponseEnvelope } from "../envelope.ts";
+import { envelopeJson } from "../cli/cli_output.ts";
+import type { ResponseEnvelope } from "../contract/envelope.ts";
 
 /**
  * A command's envelope as an MCP tool result: `structuredContent` is the envelope, `content` its

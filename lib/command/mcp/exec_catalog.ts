@@ -1,17 +1,17 @@
 import { monotonicMs } from "../../runtime/mod.ts";
-import { Cancellation } from "../cancellation.ts";
-import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
-import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
-import { readEnvelope } from "../envelope_validation.ts";
-import { cancelledError, timeoutError } from "../executor.ts";
-import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
+import { Cancellation } from "../run/cancellation.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "../run/child_run.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
+import { readEnvelope } from "../contract/envelope_validation.ts";
+import { cancelledError, timeoutError } from "../run/executor.ts";
+import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { ExitCode } from "../../exit_code.ts";
-import type { Manifest } from "../manifest.ts";
+import type { Manifest } from "../contract/manifest.ts";
 import { callArgv } from "./call_argv.ts";
-import { argumentErrorEnvelope } from "../argument_error.ts";
+import { argumentErrorEnvelope } from "../cli/argument_error.ts";
 import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
-import { commandWords } from "../command_words.ts";
+import { commandWords } from "../contract/command_words.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {
@@ -45,19 +45,28 @@ export interface ExecTarget {
  * await serveMcp(io, { serverInfo, catalog });
  * ```
  */
-export function execCatalog(target: ExecTarget, manifest: Pick<Manifest, "commands">, filter: ServeFilter): ManifestCatalog {
+export function execCatalog(
+  target: ExecTarget,
+  manifest: Pick<Manifest, "commands">,
+  filter: ServeFilter,
+): ManifestCatalog {
   return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
 }
 
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
   if (needsConfirmation(call.entry.danger_level, call)) {
-    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), { startedAt })).envelope;
+    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), {
+      startedAt,
+    })).envelope;
   }
   // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
   const withNul = nulArgument(call);
   if (withNul !== undefined) {
-    return argumentErrorEnvelope([{ field: withNul, message: `${withNul} contains a NUL character, which a command line cannot carry` }], startedAt);
+    return argumentErrorEnvelope([{
+      field: withNul,
+      message: `${withNul} contains a NUL character, which a command line cannot carry`,
+    }], startedAt);
   }
   const maxOutputBytes = target.maxOutputBytes ?? STDOUT_BYTES;
   const run = await runChild(callArgv(target.argv, call), {
@@ -70,9 +79,15 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
   });
   const words = commandWords(call.path);
   if (run.ending === "timeout") {
-    const message = `${words} took longer than ${target.callTimeoutMs / 1000} s; its process group was stopped`;
+    const message = `${words} took longer than ${
+      target.callTimeoutMs / 1000
+    } s; its process group was stopped`;
     const suggestion = "narrow the request, or restart the server with a longer --call-timeout";
-    return makeEnvelope({ exitCode: ExitCode.TIMEOUT, error: timeoutError(call.entry.exit_codes, message, suggestion), startedAt });
+    return makeEnvelope({
+      exitCode: ExitCode.TIMEOUT,
+      error: timeoutError(call.entry.exit_codes, message, suggestion),
+      startedAt,
+    });
   }
   if (run.ending === "cancelled") {
     const cancellation = new Cancellation();
@@ -89,7 +104,9 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
     error: {
       code: "GENERAL_ERROR",
       message: started
-        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${read.problems.join("; ")})${dropped}`
+        ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${
+          read.problems.join("; ")
+        })${dropped}`
         : `${words}: the program '${target.argv[0]}' could not be started (${run.exit.spawnError})`,
       retryable: false,
       phase: "execution",
@@ -103,7 +120,8 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
 }
 
 function nulArgument(call: ValidatedCall): string | undefined {
-  const hasNul = (value: unknown) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
+  const hasNul = (value: unknown) =>
+    (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
   for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
   for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;
   return hasNul(call.idempotencyKey) ? "idempotency_key" : undefined;

@@ -1,5 +1,5 @@
 import { allEnv, envNamesIgnoreCase } from "../../runtime/mod.ts";
-import { CommandError } from "../command_error.ts";
+import { CommandError } from "../contract/command_error.ts";
 import { ExitCode } from "../../exit_code.ts";
 
 /**

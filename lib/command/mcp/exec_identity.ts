@@ -1,5 +1,5 @@
-import { lastLine, runChild } from "../child_run.ts";
-import { readEnvelope } from "../envelope_validation.ts";
+import { lastLine, runChild } from "../run/child_run.ts";
+import { readEnvelope } from "../contract/envelope_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
 import { isRecord } from "../../json.ts";
 

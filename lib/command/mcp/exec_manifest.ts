@@ -1,11 +1,11 @@
 import { isDirectory } from "../../runtime/mod.ts";
-import { lastLine, runChild, STDOUT_BYTES, textTail } from "../child_run.ts";
-import { CommandError } from "../command_error.ts";
-import { quoteCommandLine } from "../command_line.ts";
-import { readEnvelope } from "../envelope_validation.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "../run/child_run.ts";
+import { CommandError } from "../contract/command_error.ts";
+import { quoteCommandLine } from "../cli/command_line.ts";
+import { readEnvelope } from "../contract/envelope_validation.ts";
 import { ExitCode } from "../../exit_code.ts";
-import type { Manifest } from "../manifest.ts";
-import { validateManifest } from "../manifest_validation.ts";
+import type { Manifest } from "../contract/manifest.ts";
+import { validateManifest } from "../contract/manifest_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
 
 /**
@@ -37,7 +37,11 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
  * if (changed !== undefined) serve(changed);
  * ```
  */
-export async function reloadExecManifest(target: ExecTarget, held: string, signal: AbortSignal): Promise<Manifest | undefined> {
+export async function reloadExecManifest(
+  target: ExecTarget,
+  held: string,
+  signal: AbortSignal,
+): Promise<Manifest | undefined> {
   let fresh: Manifest | undefined;
   try {
     fresh = await fetchExecManifest(target, signal, held);
@@ -49,13 +53,23 @@ export async function reloadExecManifest(target: ExecTarget, held: string, signa
   return fresh === undefined || fresh.etag === held ? undefined : fresh;
 }
 
-async function fetchExecManifest(target: ExecTarget, signal: AbortSignal, held: string | undefined): Promise<Manifest | undefined> {
+async function fetchExecManifest(
+  target: ExecTarget,
+  signal: AbortSignal,
+  held: string | undefined,
+): Promise<Manifest | undefined> {
   if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
     throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
       suggestion: "pass an existing directory to --cwd",
     });
   }
-  const argv = [...target.argv, "--format", "json", "manifest", ...(held === undefined ? [] : ["--etag", held])];
+  const argv = [
+    ...target.argv,
+    "--format",
+    "json",
+    "manifest",
+    ...(held === undefined ? [] : ["--etag", held]),
+  ];
   const shown = quoteCommandLine(argv);
   const run = await runChild(argv, {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
@@ -74,20 +88,39 @@ async function fetchExecManifest(target: ExecTarget, signal: AbortSignal, held: 
   const stderr = run.stderrTail.trim();
   const refuse = (problem: string, details: Record<string, unknown> = {}) =>
     new CommandError(ExitCode.PRECONDITION, `'${shown}' ${problem}`, {
-      suggestion: "--exec needs a CLI that prints its manifest as a ResponseEnvelope: `<cli> --format json manifest`",
-      details: { command: shown, exit_code: run.exit.code, ...details, stdout_tail: textTail(run.stdout, 512), stderr_tail: textTail(stderr, 512) },
+      suggestion:
+        "--exec needs a CLI that prints its manifest as a ResponseEnvelope: `<cli> --format json manifest`",
+      details: {
+        command: shown,
+        exit_code: run.exit.code,
+        ...details,
+        stdout_tail: textTail(run.stdout, 512),
+        stderr_tail: textTail(stderr, 512),
+      },
     });
   const read = readEnvelope(lastLine(run.stdout));
   if (!("envelope" in read)) {
-    const dropped = run.stdoutDropped === 0 ? "" : ` (its stdout was cut to its last ${target.maxOutputBytes ?? STDOUT_BYTES} bytes)`;
-    throw refuse(`exited ${run.exit.code} without an envelope on its last stdout line: ${read.problems.join("; ")}${dropped}`);
+    const dropped = run.stdoutDropped === 0
+      ? ""
+      : ` (its stdout was cut to its last ${target.maxOutputBytes ?? STDOUT_BYTES} bytes)`;
+    throw refuse(
+      `exited ${run.exit.code} without an envelope on its last stdout line: ${
+        read.problems.join("; ")
+      }${dropped}`,
+    );
   }
   const { envelope } = read;
   if (!envelope.ok) {
     const refusedEtag = held !== undefined && envelope.error?.code === "ARG_ERROR";
-    throw refuse(`failed: ${envelope.error?.code}: ${envelope.error?.message}`, refusedEtag ? { refused_etag: true } : {});
+    throw refuse(
+      `failed: ${envelope.error?.code}: ${envelope.error?.message}`,
+      refusedEtag ? { refused_etag: true } : {},
+    );
   }
-  if (held !== undefined && envelope.data === null && (envelope.meta as Record<string, unknown>).not_modified === true) return undefined;
+  if (
+    held !== undefined && envelope.data === null &&
+    (envelope.meta as Record<string, unknown>).not_modified === true
+  ) return undefined;
   const issues = validateManifest(envelope.data);
   if (issues.length > 0) {
     const shownIssues = issues.slice(0, 5).map((issue) => issue.message).join("; ");

@@ -1,11 +1,16 @@
 import { currentDir, fileStamp, findProgram, optionalEnv } from "../../runtime/mod.ts";
-import type { Manifest } from "../manifest.ts";
-import type { ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/tool_catalog.ts";
+import type { Manifest } from "../contract/manifest.ts";
+import type {
+  ToolCall,
+  ToolCallContext,
+  ToolCallOutcome,
+  ToolCatalog,
+} from "../../protocol/mcp/tool_catalog.ts";
 import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
 import type { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
-import { errorMessage } from "../thrown_error.ts";
+import { errorMessage } from "../run/thrown_error.ts";
 
 /** Options of {@linkcode LiveExecCatalog}. */
 export interface LiveExecOptions {
@@ -44,7 +49,14 @@ export class LiveExecCatalog implements ToolCatalog {
   #looks = 0;
   #stopped = new AbortController();
 
-  private constructor(target: ExecTarget, filter: ServeFilter, options: LiveExecOptions, current: ManifestCatalog, etag: string, stamps: string) {
+  private constructor(
+    target: ExecTarget,
+    filter: ServeFilter,
+    options: LiveExecOptions,
+    current: ManifestCatalog,
+    etag: string,
+    stamps: string,
+  ) {
     this.#target = target;
     this.#filter = filter;
     this.#options = options;
@@ -54,7 +66,12 @@ export class LiveExecCatalog implements ToolCatalog {
   }
 
   /** The catalog of `manifest`, watching `target` for a new one. */
-  static async create(target: ExecTarget, manifest: Manifest, filter: ServeFilter, options: LiveExecOptions): Promise<LiveExecCatalog> {
+  static async create(
+    target: ExecTarget,
+    manifest: Manifest,
+    filter: ServeFilter,
+    options: LiveExecOptions,
+  ): Promise<LiveExecCatalog> {
     const current = execCatalog(target, manifest, filter);
     return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
   }
@@ -86,7 +103,10 @@ export class LiveExecCatalog implements ToolCatalog {
   }
 
   #schedule(): void {
-    this.#timer = setTimeout(() => void this.#look().finally(() => this.#watchers.size > 0 && this.#schedule()), this.#options.intervalMs);
+    this.#timer = setTimeout(
+      () => void this.#look().finally(() => this.#watchers.size > 0 && this.#schedule()),
+      this.#options.intervalMs,
+    );
   }
 
   async #look(): Promise<void> {
@@ -99,13 +119,17 @@ export class LiveExecCatalog implements ToolCatalog {
       manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal);
     } catch (error) {
       if (this.#stopped.signal.aborted) return;
-      this.#options.log(`mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`);
+      this.#options.log(
+        `mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`,
+      );
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;
     this.#current = execCatalog(this.#target, manifest, this.#filter);
     this.#etag = manifest.etag;
-    this.#options.log(`mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`);
+    this.#options.log(
+      `mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`,
+    );
     for (const watcher of this.#watchers) watcher();
   }
 }
@@ -115,10 +139,15 @@ async function programStamps(target: ExecTarget): Promise<string> {
   const cwd = target.cwd ?? currentDir();
   const [program, ...rest] = target.argv;
   const path = target.env?.PATH ?? optionalEnv("PATH") ?? "";
-  const files = [await findProgram(program!, path, cwd), ...rest.map((arg) => (arg.includes("/") ? arg : undefined))];
+  const files = [
+    await findProgram(program!, path, cwd),
+    ...rest.map((arg) => (arg.includes("/") ? arg : undefined)),
+  ];
   const stamps: string[] = [];
   for (const file of files) {
-    if (file !== undefined) stamps.push(`${file}=${await fileStamp(file.startsWith("/") ? file : `${cwd}/${file}`) ?? "-"}`);
+    if (file !== undefined) {
+      stamps.push(`${file}=${await fileStamp(file.startsWith("/") ? file : `${cwd}/${file}`) ?? "-"}`);
+    }
   }
   return stamps.join("\n");
 }

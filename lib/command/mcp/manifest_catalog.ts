@@ -1,18 +1,30 @@
 import { monotonicMs } from "../../runtime/mod.ts";
-import type { McpTool, ToolCall, ToolCallContext, ToolCallOutcome, ToolCatalog } from "../../protocol/mcp/mod.ts";
-import { makeEnvelope, type ResponseEnvelope } from "../envelope.ts";
+import type {
+  McpTool,
+  ToolCall,
+  ToolCallContext,
+  ToolCallOutcome,
+  ToolCatalog,
+} from "../../protocol/mcp/mod.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../framework_flags.ts";
-import { idempotencyKeyIssue } from "../idempotency_store.ts";
-import { completeFlags, completePositionals } from "../input_values.ts";
-import type { CommandEntry, FlagEntry } from "../manifest.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
+import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
+import { completeFlags, completePositionals } from "../cli/input_values.ts";
+import type { CommandEntry, FlagEntry } from "../contract/manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
-import { argumentErrorEnvelope } from "../argument_error.ts";
-import { needsConfirmation, previewDestructive } from "../destructive_preview.ts";
+import { argumentErrorEnvelope } from "../cli/argument_error.ts";
+import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeResult } from "./envelope_result.ts";
-import { argumentName, mcpTool, servedCommands, type ServeFilter, ToolArgumentParser } from "./tool_mapping.ts";
+import {
+  argumentName,
+  mcpTool,
+  servedCommands,
+  type ServeFilter,
+  ToolArgumentParser,
+} from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
-import { commandWords } from "../command_words.ts";
+import { commandWords } from "../contract/command_words.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
 export interface ValidatedCall {
@@ -94,7 +106,17 @@ export class ManifestCatalog implements ToolCatalog {
     this.#options = options;
     const served = servedCommands(commands, filter);
     this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
-    this.#served = new Map(served.map(([path, entry], i) => [this.#tools[i]!.name, { path, entry, ownFlags: ownFlags(entry), arguments: new ToolArgumentParser(entry) }]));
+    this.#served = new Map(
+      served.map((
+        [path, entry],
+        i,
+      ) => [this.#tools[i]!.name, {
+        path,
+        entry,
+        ownFlags: ownFlags(entry),
+        arguments: new ToolArgumentParser(entry),
+      }]),
+    );
   }
 
   /** The tools, sorted by command path. */
@@ -108,14 +130,32 @@ export class ManifestCatalog implements ToolCatalog {
     if (served === undefined) return Promise.resolve({ kind: "unknown_tool" });
     const parsed = served.arguments.parse(call.arguments);
     const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, argumentName);
-    const args = completePositionals(served.entry.positionals ?? [], parsed.positionals, parsed.issues, "json", positionalName);
+    const args = completePositionals(
+      served.entry.positionals ?? [],
+      parsed.positionals,
+      parsed.issues,
+      "json",
+      positionalName,
+    );
     const key = parsed.idempotencyKey;
     const keyIssue = idempotencyKeyIssue(key, "idempotency_key");
     if (keyIssue !== undefined) parsed.issues.push(keyIssue);
-    if (parsed.issues.length > 0) return Promise.resolve(result(argumentErrorEnvelope(parsed.issues, monotonicMs())));
+    if (parsed.issues.length > 0) {
+      return Promise.resolve(result(argumentErrorEnvelope(parsed.issues, monotonicMs())));
+    }
 
     const run = (dryRun: boolean, confirmed: boolean) =>
-      this.#execute({ path: served.path, entry: served.entry, given: parsed.flags, flags, args, idempotencyKey: key, dryRun, confirmed, context });
+      this.#execute({
+        path: served.path,
+        entry: served.entry,
+        given: parsed.flags,
+        flags,
+        args,
+        idempotencyKey: key,
+        dryRun,
+        confirmed,
+        context,
+      });
     const mayAsk = needsConfirmation(served.entry.danger_level, parsed) && context.era === "modern" &&
       supportsFormElicitation(context.clientCapabilities);
     if (!mayAsk) return run(parsed.dryRun, parsed.confirmed).then(result);
@@ -130,7 +170,9 @@ export class ManifestCatalog implements ToolCatalog {
     run: (dryRun: boolean, confirmed: boolean) => Promise<ResponseEnvelope>,
   ): Promise<ToolCallOutcome> {
     const startedAt = monotonicMs();
-    if (key !== undefined && await this.#options.hasResult?.(key) === true) return result(await run(false, false));
+    if (key !== undefined && await this.#options.hasResult?.(key) === true) {
+      return result(await run(false, false));
+    }
     if (call.requestState === undefined) {
       const preview = await previewDestructive(served.path, () => run(true, false), { startedAt });
       if (!preview.previewed) return result(preview.envelope);
@@ -142,10 +184,18 @@ export class ManifestCatalog implements ToolCatalog {
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${JSON.stringify(preview.envelope.error?.preview)}`,
+                message: `${commandWords(served.path)} is destructive. Proceed? Preview: ${
+                  JSON.stringify(preview.envelope.error?.preview)
+                }`,
                 requestedSchema: {
                   type: "object",
-                  properties: { confirm: { type: "boolean", title: "Proceed", description: "true to carry out the action" } },
+                  properties: {
+                    confirm: {
+                      type: "boolean",
+                      title: "Proceed",
+                      description: "true to carry out the action",
+                    },
+                  },
                   required: ["confirm"],
                 },
               },
@@ -157,9 +207,13 @@ export class ManifestCatalog implements ToolCatalog {
     }
     // Redeeming uses the state up, answered or declined: it confirms one execution, whatever happens next.
     const problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
-    if (problem !== undefined) return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
+    if (problem !== undefined) {
+      return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
+    }
     if (!accepted(call.inputResponses)) {
-      return result(refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt));
+      return result(
+        refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt),
+      );
     }
     return result(await run(false, true));
   }
@@ -168,7 +222,9 @@ export class ManifestCatalog implements ToolCatalog {
 const positionalName = (name: string) => name;
 
 function ownFlags(entry: CommandEntry): Record<string, FlagEntry> {
-  return Object.fromEntries(Object.entries(entry.flags).filter(([name]) => !Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)));
+  return Object.fromEntries(
+    Object.entries(entry.flags).filter(([name]) => !Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)),
+  );
 }
 
 function result(envelope: ResponseEnvelope): ToolCallOutcome {
@@ -187,10 +243,16 @@ function supportsFormElicitation(capabilities: Record<string, unknown>): boolean
 }
 
 function accepted(responses: unknown): boolean {
-  if (typeof responses !== "object" || responses === null || !Object.hasOwn(responses, CONFIRM_KEY)) return false;
-  const answer = (responses as Record<string, unknown>)[CONFIRM_KEY] as { action?: unknown; content?: unknown } | null;
+  if (typeof responses !== "object" || responses === null || !Object.hasOwn(responses, CONFIRM_KEY)) {
+    return false;
+  }
+  const answer = (responses as Record<string, unknown>)[CONFIRM_KEY] as {
+    action?: unknown;
+    content?: unknown;
+  } | null;
   const content = answer?.content as Record<string, unknown> | undefined;
-  return answer?.action === "accept" && typeof content === "object" && content !== null && content.confirm === true;
+  return answer?.action === "accept" && typeof content === "object" && content !== null &&
+    content.confirm === true;
 }
 
 function stateMessage(problem: StateProblem): string {
@@ -211,7 +273,13 @@ function stateMessage(problem: StateProblem): string {
 function refusal(message: string, code: string, startedAt: number): ResponseEnvelope {
   return makeEnvelope({
     exitCode: ExitCode.ARG_ERROR,
-    error: { code, message, retryable: false, phase: "validation", suggestion: "call the tool again without requestState" },
+    error: {
+      code,
+      message,
+      retryable: false,
+      phase: "validation",
+      suggestion: "call the tool again without requestState",
+    },
     startedAt,
   });
 }

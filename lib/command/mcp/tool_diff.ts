@@ -1,4 +1,4 @@
-import type { CommandEntry } from "../manifest.ts";
+import type { CommandEntry } from "../contract/manifest.ts";
 import { mcpTool, servedCommands, type ServeFilter, toolName } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 
@@ -191,7 +191,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
   return false;
 }
-
 
 // Code-unit order, the same on every runtime and locale (localeCompare is neither).
 function byCodeUnit(a: string, b: string): number {

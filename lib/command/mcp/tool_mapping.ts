@@ -1,9 +1,9 @@
 import type { McpTool } from "../../protocol/mcp/mod.ts";
-import type { FlagSpec } from "../contract.ts";
-import { coerceJson, type InputIssue, quote } from "../input_values.ts";
-import type { CommandEntry, FlagEntry, PositionalEntry } from "../manifest.ts";
-import { embeddedOutputSchema } from "../output_schema.ts";
-import { commandWords } from "../command_words.ts";
+import type { FlagSpec } from "../contract/contract.ts";
+import { coerceJson, type InputIssue, quote } from "../cli/input_values.ts";
+import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";
+import { embeddedOutputSchema } from "../contract/output_schema.ts";
+import { commandWords } from "../contract/command_words.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
 const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
@@ -62,7 +62,8 @@ export function servedCommands(
 ): Array<[path: string, entry: CommandEntry]> {
   return Object.entries(commands)
     .filter(([path, entry]) =>
-      path !== "mcp.serve" && entry.mcp !== false && entry.stdout !== "protocol" && entry.arguments !== "passthrough" &&
+      path !== "mcp.serve" && entry.mcp !== false && entry.stdout !== "protocol" &&
+      entry.arguments !== "passthrough" &&
       (!filter.readOnly || entry.danger_level === "safe")
     )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -72,7 +73,8 @@ export function servedCommands(
  * What a destructive tool's description tells the model. Legacy-era clients are never asked, even when they
  * declared `elicitation`: there it is a request from server to client, which this server never sends.
  */
-const DESTRUCTIVE_NOTE = "Destructive: unless confirm_destructive is true, a call changes nothing and returns a preview " +
+const DESTRUCTIVE_NOTE =
+  "Destructive: unless confirm_destructive is true, a call changes nothing and returns a preview " +
   "(error CONFIRMATION_REQUIRED); review it, then call again with confirm_destructive: true. Clients of the 2026-07-28 " +
   "protocol that support elicitation are asked to confirm instead.";
 
@@ -105,8 +107,15 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
   return {
     name: toolName(path),
     title: commandWords(path),
-    description: destructive ? `${entry.description.replace(/\.$/, "")}. ${DESTRUCTIVE_NOTE}` : entry.description,
-    inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
+    description: destructive
+      ? `${entry.description.replace(/\.$/, "")}. ${DESTRUCTIVE_NOTE}`
+      : entry.description,
+    inputSchema: {
+      type: "object",
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+      additionalProperties: false,
+    },
     outputSchema: envelopeOutputSchema(entry.output_schema),
     annotations: {
       title: commandWords(path),
@@ -167,13 +176,19 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
     type: "object",
     properties: {
       ok: { type: "boolean" },
-      data: dataSchema === undefined ? { anyOf: JSON_TYPES.map((type) => ({ type })) } : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
+      data: dataSchema === undefined
+        ? { anyOf: JSON_TYPES.map((type) => ({ type })) }
+        : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
       error: {
         anyOf: [
           { type: "null" },
           {
             type: "object",
-            properties: { code: { type: "string" }, message: { type: "string" }, retryable: { type: "boolean" } },
+            properties: {
+              code: { type: "string" },
+              message: { type: "string" },
+              retryable: { type: "boolean" },
+            },
             required: ["code", "message", "retryable"],
           },
         ],

@@ -94,16 +94,23 @@ export class CallContext implements ToolCallContext {
 
   progress(update: { progress: number; total?: number; message?: string }): void {
     // Only when asked for, increasing, and never after the response (docs/mcp_wire.md#progress).
-    if (this.#progressToken === undefined || this.answered || this.cancelled || !(update.progress > this.#lastProgress)) return;
+    if (
+      this.#progressToken === undefined || this.answered || this.cancelled ||
+      !(update.progress > this.#lastProgress)
+    ) return;
     this.#lastProgress = update.progress;
-    this.#notifier.send(notification("notifications/progress", { progressToken: this.#progressToken, ...update }));
+    this.#notifier.send(
+      notification("notifications/progress", { progressToken: this.#progressToken, ...update }),
+    );
   }
 
   log(level: LogLevel, data: unknown): void {
     const threshold = this.#logLevel;
     if (threshold === undefined || this.answered || this.cancelled) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return;
-    this.#notifier.send(notification("notifications/message", { level, logger: this.#notifier.logger, data }));
+    this.#notifier.send(
+      notification("notifications/message", { level, logger: this.#notifier.logger, data }),
+    );
   }
 }
 

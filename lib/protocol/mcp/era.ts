@@ -4,7 +4,13 @@
  * @module
  */
 import type { RpcError } from "../json_rpc.ts";
-import { claimsVersion, type LogLevel, type RequestMeta, unsupportedVersion, validateRequestMeta } from "./request_meta.ts";
+import {
+  claimsVersion,
+  type LogLevel,
+  type RequestMeta,
+  unsupportedVersion,
+  validateRequestMeta,
+} from "./request_meta.ts";
 import { negotiateLegacyVersion } from "./versions.ts";
 
 /** A connection pinned to a legacy version: by `initialize`, or by a claim-less first request. */
@@ -50,7 +56,9 @@ export type Route =
 export function routeRequest(era: Era, method: string, params: Record<string, unknown> | undefined): Route {
   if (era.kind === "legacy") return { kind: "legacy", era, pins: false };
   if (era.kind === "modern") {
-    if (method === "initialize") return { kind: "error", error: unsupportedVersion(requestedVersion(params)) };
+    if (method === "initialize") {
+      return { kind: "error", error: unsupportedVersion(requestedVersion(params)) };
+    }
     return modern(params, false);
   }
   if (method === "initialize") return { kind: "initialize" };
@@ -58,12 +66,18 @@ export function routeRequest(era: Era, method: string, params: Record<string, un
   if (claimsVersion(params)) return modern(params, true);
   if (method === "ping") return { kind: "ping" };
   // A claim-less request before `initialize`: the reference SDK servers serve it as legacy too.
-  return { kind: "legacy", era: { kind: "legacy", version: negotiateLegacyVersion(undefined), initialized: false, capabilities: {} }, pins: true };
+  return {
+    kind: "legacy",
+    era: { kind: "legacy", version: negotiateLegacyVersion(undefined), initialized: false, capabilities: {} },
+    pins: true,
+  };
 }
 
 function modern(params: Record<string, unknown> | undefined, pins: boolean): Route {
   const checked = validateRequestMeta(params);
-  return "error" in checked ? { kind: "error", error: checked.error } : { kind: "modern", meta: checked.meta, pins };
+  return "error" in checked
+    ? { kind: "error", error: checked.error }
+    : { kind: "modern", meta: checked.meta, pins };
 }
 
 function requestedVersion(params: Record<string, unknown> | undefined): string {

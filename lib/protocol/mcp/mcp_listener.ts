@@ -57,13 +57,19 @@ export async function listenMcp(address: SocketAddress, options: McpListenerOpti
 
   const accept = (connection: SocketConnection) => {
     if (draining.signal.aborted || open >= maxConnections) {
-      options.log?.(`mcp: refused a connection from ${connection.peer}: ${draining.signal.aborted ? "shutting down" : `${maxConnections} connections are open`}`);
+      options.log?.(
+        `mcp: refused a connection from ${connection.peer}: ${
+          draining.signal.aborted ? "shutting down" : `${maxConnections} connections are open`
+        }`,
+      );
       connection.close();
       return;
     }
     open++;
     const session = serveConnection(connection, options, shared, draining.signal, cancelling.signal)
-      .catch((error: unknown) => options.log?.(`mcp: a session from ${connection.peer} failed: ${String(error)}`))
+      .catch((error: unknown) =>
+        options.log?.(`mcp: a session from ${connection.peer} failed: ${String(error)}`)
+      )
       .finally(() => {
         open--;
         sessions.delete(session);
@@ -117,7 +123,10 @@ async function serveConnection(
   };
   const log = options.log;
   try {
-    await serveMcp({ channel, signal: ended.signal, ...(log === undefined ? {} : { log }) }, { ...options, sharedInFlight: shared });
+    await serveMcp({ channel, signal: ended.signal, ...(log === undefined ? {} : { log }) }, {
+      ...options,
+      sharedInFlight: shared,
+    });
   } finally {
     cancelling.removeEventListener("abort", cancel);
     connection.close();

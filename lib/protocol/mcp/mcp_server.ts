@@ -48,8 +48,8 @@ import { type Era, type LegacyEra, routeRequest } from "./era.ts";
 import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
 import { SlotPool } from "./slot_pool.ts";
 import { Subscriptions } from "./subscriptions.ts";
-import type { JsonToolResult, ToolCatalog, ToolCallOutcome } from "./tool_catalog.ts";
-import { toolsPage, type ToolsPage } from "./tools_page.ts";
+import type { JsonToolResult, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import { type ToolsPage, toolsPage } from "./tools_page.ts";
 import { BATCHING_VERSION, MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 import { isRecord } from "../../json.ts";
 
@@ -89,7 +89,6 @@ const MODERN: Era = { kind: "modern" };
 /** A response: a message object, its JSON text when already serialised, or `null` for no answer. */
 type Reply = Record<string, unknown> | string | null;
 
-
 /**
  * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
  * or stdout breaks.
@@ -128,7 +127,12 @@ class McpSession {
     this.#out = new SerialWriter(io.channel);
     this.#slots = new SlotPool(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.#sharedSlots = options.sharedInFlight;
-    this.#serverMeta = { "io.modelcontextprotocol/serverInfo": { name: options.serverInfo.name, version: options.serverInfo.version } };
+    this.#serverMeta = {
+      "io.modelcontextprotocol/serverInfo": {
+        name: options.serverInfo.name,
+        version: options.serverInfo.version,
+      },
+    };
     this.#serverMetaJson = JSON.stringify(this.#serverMeta);
     this.#notifier = { logger: options.serverInfo.name, send: (message) => void this.#reply(message) };
     const toolsCanChange = options.catalog.watch !== undefined;
@@ -139,7 +143,9 @@ class McpSession {
   async run(): Promise<void> {
     // Input is split here, synchronously, chunk by chunk — not piped through a LineFramer, whose
     // per-message enqueue and read promise were a measurable share of a small call's cost.
-    const splitter = new LineSplitter({ maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
+    const splitter = new LineSplitter({
+      maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    });
     const frames: LineFrame[] = [];
     const reading = new AbortController();
     const stop = () => reading.abort();
@@ -260,7 +266,9 @@ class McpSession {
   }
 
   #internalError(error: unknown): void {
-    this.#io.log?.(`mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    this.#io.log?.(
+      `mcp: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`,
+    );
   }
 
   #reply(message: Record<string, unknown> | string): Promise<void> {
@@ -275,7 +283,12 @@ class McpSession {
       // A result that cannot be serialised still gets an answer, so the client never waits forever.
       this.#io.log?.(`mcp: a reply could not be serialised: ${String(error)}`);
       const id = (message.id as JsonRpcId | null | undefined) ?? null;
-      return JSON.stringify(errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: the result is not serialisable" }));
+      return JSON.stringify(
+        errorResponse(id, {
+          code: RpcErrorCode.INTERNAL_ERROR,
+          message: "Internal error: the result is not serialisable",
+        }),
+      );
     }
   }
 
@@ -287,7 +300,8 @@ class McpSession {
       return this.#answer(() =>
         errorResponse(null, {
           code: RpcErrorCode.INVALID_REQUEST,
-          message: `Invalid request: message of ${frame.size} bytes exceeds the ${limit}-byte limit; it was discarded`,
+          message:
+            `Invalid request: message of ${frame.size} bytes exceeds the ${limit}-byte limit; it was discarded`,
         })
       );
     }
@@ -310,9 +324,18 @@ class McpSession {
       case "batch":
         return this.#batch(message.items);
       case "invalid":
-        return this.#answer(() => errorResponse(message.id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: ${message.reason}` }));
+        return this.#answer(() =>
+          errorResponse(message.id, {
+            code: RpcErrorCode.INVALID_REQUEST,
+            message: `Invalid request: ${message.reason}`,
+          })
+        );
       case "response":
-        this.#io.log?.(`mcp: ignored a JSON-RPC response from the client (id ${JSON.stringify(message.id)}): this server sends no requests`);
+        this.#io.log?.(
+          `mcp: ignored a JSON-RPC response from the client (id ${
+            JSON.stringify(message.id)
+          }): this server sends no requests`,
+        );
         return undefined;
     }
   }
@@ -328,7 +351,9 @@ class McpSession {
       return this.#answer(() =>
         errorResponse(null, {
           code: RpcErrorCode.INVALID_REQUEST,
-          message: items.length === 0 ? "Invalid request: empty batch" : "Invalid request: batching is not supported in this protocol version",
+          message: items.length === 0
+            ? "Invalid request: empty batch"
+            : "Invalid request: batching is not supported in this protocol version",
         })
       );
     }
@@ -384,14 +409,23 @@ class McpSession {
     const open = this.#open.get(requestId);
     if (open === undefined) return;
     open.cancelled = true;
-    open.cancellation.abort(new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"));
+    open.cancellation.abort(
+      new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"),
+    );
   }
 
   // ---- requests, by era ----
 
-  #request(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
+  #request(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<Reply> | Reply {
     if (this.#open.has(id) || this.#subscriptions.has(id)) {
-      return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(id)} is already in use` });
+      return errorResponse(id, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Invalid request: id ${JSON.stringify(id)} is already in use`,
+      });
     }
     const route = routeRequest(this.#era, method, params);
     switch (route.kind) {
@@ -410,7 +444,12 @@ class McpSession {
     }
   }
 
-  #modern(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, meta: RequestMeta): Promise<Reply> | Reply {
+  #modern(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    meta: RequestMeta,
+  ): Promise<Reply> | Reply {
     switch (method) {
       case "server/discover":
         return resultResponse(id, {
@@ -425,7 +464,13 @@ class McpSession {
       case "tools/list": {
         const page = this.#toolsPage(params);
         if ("error" in page) return errorResponse(id, page.error);
-        return resultResponse(id, { resultType: "complete", ...page, ttlMs: 0, cacheScope: "private", _meta: this.#serverMeta });
+        return resultResponse(id, {
+          resultType: "complete",
+          ...page,
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: this.#serverMeta,
+        });
       }
       case "tools/call":
         return this.#callTool(id, params, "modern", meta.clientCapabilities, meta.logLevel);
@@ -433,14 +478,27 @@ class McpSession {
         // The answer now is the acknowledgement; the subscription's result comes when the session ends.
         return this.#subscriptions.open(id, params);
       default:
-        return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+        return errorResponse(id, {
+          code: RpcErrorCode.METHOD_NOT_FOUND,
+          message: `Method not found: ${method}`,
+        });
     }
   }
 
-  #legacy(era: LegacyEra, id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): Promise<Reply> | Reply {
+  #legacy(
+    era: LegacyEra,
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<Reply> | Reply {
     switch (method) {
       case "initialize":
-        if (era.initialized) return errorResponse(id, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request: already initialized" });
+        if (era.initialized) {
+          return errorResponse(id, {
+            code: RpcErrorCode.INVALID_REQUEST,
+            message: "Invalid request: already initialized",
+          });
+        }
         return this.#initialize(id, params);
       case "ping":
         return resultResponse(id, {});
@@ -453,13 +511,19 @@ class McpSession {
       case "logging/setLevel": {
         const level = params?.level;
         if (!(LOG_LEVELS as readonly unknown[]).includes(level)) {
-          return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}` });
+          return errorResponse(id, {
+            code: RpcErrorCode.INVALID_PARAMS,
+            message: `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`,
+          });
         }
         era.logLevel = level as LogLevel;
         return resultResponse(id, {});
       }
       default:
-        return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+        return errorResponse(id, {
+          code: RpcErrorCode.METHOD_NOT_FOUND,
+          message: `Method not found: ${method}`,
+        });
     }
   }
 
@@ -470,7 +534,9 @@ class McpSession {
       kind: "legacy",
       version,
       initialized: true,
-      capabilities: typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : {},
+      capabilities: typeof capabilities === "object" && capabilities !== null
+        ? (capabilities as Record<string, unknown>)
+        : {},
     };
     return resultResponse(id, {
       protocolVersion: version,
@@ -487,7 +553,9 @@ class McpSession {
     if (this.#stopped()) return;
     for (const message of this.#subscriptions.toolsChanged()) void this.#reply(message);
     const era = this.#era;
-    if (era.kind === "legacy" && era.initialized) void this.#reply(notification("notifications/tools/list_changed"));
+    if (era.kind === "legacy" && era.initialized) {
+      void this.#reply(notification("notifications/tools/list_changed"));
+    }
   }
 
   // ---- tools ----
@@ -505,14 +573,27 @@ class McpSession {
   ): Promise<Reply> | Reply {
     const name = params?.name;
     const args = params?.arguments ?? {};
-    if (typeof name !== "string") return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: name must be a string" });
+    if (typeof name !== "string") {
+      return errorResponse(id, {
+        code: RpcErrorCode.INVALID_PARAMS,
+        message: "Invalid params: name must be a string",
+      });
+    }
     if (!isRecord(args)) {
-      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: arguments must be an object" });
+      return errorResponse(id, {
+        code: RpcErrorCode.INVALID_PARAMS,
+        message: "Invalid params: arguments must be an object",
+      });
     }
     // No listener on the session's signal per call: run() aborts every open call when the session stops.
     const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, this.#notifier);
     this.#open.set(id, context);
-    const call = { name, arguments: args, requestState: params?.requestState, inputResponses: params?.inputResponses };
+    const call = {
+      name,
+      arguments: args,
+      requestState: params?.requestState,
+      inputResponses: params?.inputResponses,
+    };
     let outcome: Promise<ToolCallOutcome>;
     try {
       outcome = this.#options.catalog.call(call, context);
@@ -522,8 +603,15 @@ class McpSession {
     return outcome.then(
       (ended) => this.#callReply(id, name, context, ended),
       (error: unknown) => {
-        this.#io.log?.(`mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        return this.#callReply(id, name, context, { kind: "error", error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" } });
+        this.#io.log?.(
+          `mcp: tool ${name} failed: ${
+            error instanceof Error ? error.stack ?? error.message : String(error)
+          }`,
+        );
+        return this.#callReply(id, name, context, {
+          kind: "error",
+          error: { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" },
+        });
       },
     );
   }
@@ -541,22 +629,35 @@ class McpSession {
       case "error":
         return errorResponse(id, outcome.error);
       case "input_required":
-        if (era === "legacy") return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error: input_required has no legacy form" });
+        if (era === "legacy") {
+          return errorResponse(id, {
+            code: RpcErrorCode.INTERNAL_ERROR,
+            message: "Internal error: input_required has no legacy form",
+          });
+        }
         return resultResponse(id, { resultType: "input_required", ...outcome.result });
       case "json_result":
         return this.#jsonResult(id, era, outcome.result);
       default:
-        return resultResponse(id, era === "modern" ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta } : outcome.result);
+        return resultResponse(
+          id,
+          era === "modern"
+            ? { resultType: "complete", ...outcome.result, _meta: this.#serverMeta }
+            : outcome.result,
+        );
     }
   }
 
   /** The reply to a call whose result came serialised: the text is spliced in twice, escaped once. */
   #jsonResult(id: JsonRpcId, era: "modern" | "legacy", result: JsonToolResult): string {
-    const content = `"content":[{"type":"text","text":${JSON.stringify(result.json)}}],"structuredContent":${result.json},"isError":${result.isError}`;
-    const body = era === "modern" ? `"resultType":"complete",${content},"_meta":${this.#serverMetaJson}` : content;
+    const content = `"content":[{"type":"text","text":${
+      JSON.stringify(result.json)
+    }}],"structuredContent":${result.json},"isError":${result.isError}`;
+    const body = era === "modern"
+      ? `"resultType":"complete",${content},"_meta":${this.#serverMetaJson}`
+      : content;
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${body}}}`;
   }
-
 }
 
 function isBlank(bytes: Uint8Array): boolean {

@@ -10,7 +10,16 @@ const KEY = {
 } as const;
 
 /** MCP logging levels, least to most severe (RFC 5424 names). */
-export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export const LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
 
 /** One MCP logging level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -49,7 +58,9 @@ export function claimsVersion(params: Record<string, unknown> | undefined): bool
  * if ("error" in checked) reply(errorResponse(id, checked.error));
  * ```
  */
-export function validateRequestMeta(params: Record<string, unknown> | undefined): { meta: RequestMeta } | { error: RpcError } {
+export function validateRequestMeta(
+  params: Record<string, unknown> | undefined,
+): { meta: RequestMeta } | { error: RpcError } {
   const meta = params?._meta;
   if (!isRecord(meta)) return envelopeError("_meta", "missing");
   const fields = meta;
@@ -60,7 +71,9 @@ export function validateRequestMeta(params: Record<string, unknown> | undefined)
   if (!Object.hasOwn(fields, KEY.capabilities)) return envelopeError(KEY.capabilities, "missing");
   if (!isRecord(capabilities)) return envelopeError(KEY.capabilities, "not an object");
   const clientInfo = fields[KEY.clientInfo];
-  if (clientInfo !== undefined && !isRecord(clientInfo)) return envelopeError(KEY.clientInfo, "not an object");
+  if (clientInfo !== undefined && !isRecord(clientInfo)) {
+    return envelopeError(KEY.clientInfo, "not an object");
+  }
   const logLevel = fields[KEY.logLevel];
   if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
     return envelopeError(KEY.logLevel, `not one of ${LOG_LEVELS.join(", ")}`);

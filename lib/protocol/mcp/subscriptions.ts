@@ -39,7 +39,10 @@ export class Subscriptions {
   open(id: JsonRpcId, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const wanted = params?.notifications;
     if (!isRecord(wanted)) {
-      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: notifications must be an object" });
+      return errorResponse(id, {
+        code: RpcErrorCode.INVALID_PARAMS,
+        message: "Invalid params: notifications must be an object",
+      });
     }
     if (this.#ids.size >= MAX_SUBSCRIPTIONS) {
       return errorResponse(id, {
@@ -48,9 +51,14 @@ export class Subscriptions {
       });
     }
     // Only a changing tool list has anything to tell; prompts and resources are not served.
-    const honoured = wanted.toolsListChanged === true && this.#toolsCanChange ? { toolsListChanged: true } : {};
+    const honoured = wanted.toolsListChanged === true && this.#toolsCanChange
+      ? { toolsListChanged: true }
+      : {};
     this.#ids.add(id);
-    return notification("notifications/subscriptions/acknowledged", { _meta: { [SUBSCRIPTION_ID]: id }, notifications: honoured });
+    return notification("notifications/subscriptions/acknowledged", {
+      _meta: { [SUBSCRIPTION_ID]: id },
+      notifications: honoured,
+    });
   }
 
   /** Ends one the client cancelled: nothing more is sent on it, not even a result. Whether it was open. */
@@ -60,12 +68,16 @@ export class Subscriptions {
 
   /** What each open subscription is sent when the tool list changed. */
   toolsChanged(): Array<Record<string, unknown>> {
-    return [...this.#ids].map((id) => notification("notifications/tools/list_changed", { _meta: { [SUBSCRIPTION_ID]: id } }));
+    return [...this.#ids].map((id) =>
+      notification("notifications/tools/list_changed", { _meta: { [SUBSCRIPTION_ID]: id } })
+    );
   }
 
   /** The final results of every open subscription, as the session ends; they are closed then. */
   end(serverMeta: Record<string, unknown>): Array<Record<string, unknown>> {
-    const results = [...this.#ids].map((id) => resultResponse(id, { resultType: "complete", _meta: { ...serverMeta, [SUBSCRIPTION_ID]: id } }));
+    const results = [...this.#ids].map((id) =>
+      resultResponse(id, { resultType: "complete", _meta: { ...serverMeta, [SUBSCRIPTION_ID]: id } })
+    );
     this.#ids.clear();
     return results;
   }

@@ -24,11 +24,16 @@ export function toolsPage(tools: readonly McpTool[], cursor: unknown, pageSize: 
   let offset = 0;
   if (cursor !== undefined) {
     const decoded = decodeCursor(cursor, tools.length);
-    if (decoded === undefined) return { error: { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: unknown cursor" } };
+    if (decoded === undefined) {
+      return { error: { code: RpcErrorCode.INVALID_PARAMS, message: "Invalid params: unknown cursor" } };
+    }
     offset = decoded;
   }
   const end = offset + size;
-  return { tools: tools.slice(offset, end), ...(end < tools.length ? { nextCursor: encodeCursor(end) } : {}) };
+  return {
+    tools: tools.slice(offset, end),
+    ...(end < tools.length ? { nextCursor: encodeCursor(end) } : {}),
+  };
 }
 
 function encodeCursor(offset: number): string {
@@ -39,7 +44,9 @@ function decodeCursor(cursor: unknown, length: number): number | undefined {
   if (typeof cursor !== "string" || cursor.length > 200) return undefined;
   try {
     const offset = (JSON.parse(atob(cursor)) as { offset?: unknown }).offset;
-    return Number.isSafeInteger(offset) && (offset as number) >= 0 && (offset as number) < length ? (offset as number) : undefined;
+    return Number.isSafeInteger(offset) && (offset as number) >= 0 && (offset as number) < length
+      ? (offset as number)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -21,5 +21,7 @@ export const BATCHING_VERSION = "2025-03-26";
  * ```
  */
 export function negotiateLegacyVersion(requested: unknown): string {
-  return typeof requested === "string" && LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0]!;
+  return typeof requested === "string" && LEGACY_VERSIONS.includes(requested)
+    ? requested
+    : LEGACY_VERSIONS[0]!;
 }

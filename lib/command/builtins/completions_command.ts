@@ -1,0 +1,66 @@
+import { CommandError } from "../contract/command_error.ts";
+import { bashCompletion } from "./completions/bash_completion.ts";
+import { completionModel } from "./completions/completion_model.ts";
+import { fishCompletion } from "./completions/fish_completion.ts";
+import { zshCompletion } from "./completions/zsh_completion.ts";
+import { ExitCode } from "../../exit_code.ts";
+import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
+import { quote } from "../cli/input_values.ts";
+import { registerBuiltin } from "../tool.ts";
+
+const SHELLS = {
+  bash: bashCompletion,
+  zsh: zshCompletion,
+  fish: fishCompletion,
+} as const;
+
+/** The shells `tool completions` writes a script for. */
+export type CompletionShell = keyof typeof SHELLS;
+
+registerBuiltin("completions", (tool) => {
+  tool.command("completions", {
+    description: "Print a shell completion script for this tool's commands, flags and enum values",
+    danger_level: "safe",
+    required_scopes: [],
+    // Nothing an agent calls through MCP: the script is for a person's interactive shell.
+    mcp: false,
+    // The script is a file's content: `tool completions bash > file` must write the script, not an envelope.
+    default_format: "plain",
+    output_media_types: ["text/x-shellscript"],
+    positionals: [{ name: "shell", description: `The shell: ${Object.keys(SHELLS).join(", ")}` }],
+    exit_codes: {
+      "0": { name: "SUCCESS", description: "The script, on stdout", retryable: false, side_effects: "none" },
+    },
+    examples: [
+      { description: "Load completions into this bash", command: `source <(${tool.name} completions bash)` },
+      {
+        description: "Install them for zsh",
+        command: `${tool.name} completions zsh > "\${fpath[1]}/_${tool.name}"`,
+      },
+      {
+        description: "Install them for fish",
+        command: `${tool.name} completions fish > ~/.config/fish/completions/${tool.name}.fish`,
+      },
+      {
+        description: "The script inside one envelope",
+        command: `${tool.name} completions bash --format json`,
+      },
+    ],
+    run: (ctx) => {
+      const shell = ctx.args.shell;
+      if (!Object.hasOwn(SHELLS, shell)) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          `shell expects one of ${Object.keys(SHELLS).join(", ")}, got ${quote(shell)}`,
+          {
+            suggestion: `run '${tool.name} completions bash' (or zsh, fish)`,
+          },
+        );
+      }
+      const model = completionModel(tool.name, tool.registry.entries(), GLOBAL_FLAGS);
+      return { shell, script: `${SHELLS[shell as CompletionShell](model)}\n` };
+    },
+    // Plain output adds its own newline after the text.
+    plain: (data) => (data as { script: string }).script.replace(/\n$/, ""),
+  });
+});

@@ -1,0 +1,136 @@
+import type { CommandDefinition } from "../contract/contract.ts";
+import { installMcpServer, MCP_INSTALL_FLAGS, type McpInstallFlags } from "./mcp_install/install_server.ts";
+import { registerBuiltin, type Tool } from "../tool.ts";
+
+export { installMcpServer, type McpInstallFlags, type ServeTarget } from "./mcp_install/install_server.ts";
+
+/** The built-in `mcp install` definition, as {@linkcode registerMcpInstall} hands it to an extension. */
+export type McpInstallDefinition = CommandDefinition<McpInstallFlags> & { flags: McpInstallFlags };
+
+/**
+ * Registers `mcp.install` on a tool: the built-in — register the tool's own `mcp serve` with an MCP client —
+ * or, with `extend`, a definition built from it. An extension that serves more (toolwire's `--exec`) adds
+ * its flags and calls {@linkcode installMcpServer} with the `mcp serve` arguments they need, or
+ * `builtin.run(ctx)` for the plain case. A tool that registers its own calls `createTool` with
+ * `replaceBuiltins: ["mcp.install"]`.
+ *
+ * @example
+ * ```ts
+ * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.install"] });
+ * registerMcpInstall(tool, (builtin) => ({
+ *   ...builtin,
+ *   flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile to serve" } },
+ *   run: (ctx) =>
+ *     ctx.flags.profile === undefined ? builtin.run(ctx) : installMcpServer(ctx, {
+ *       serveArgs: ["mcp", "serve", "--profile", ctx.flags.profile],
+ *       defaultName: `hub-${ctx.flags.profile}`,
+ *     }),
+ * }));
+ * ```
+ */
+export function registerMcpInstall<const F extends McpInstallFlags>(
+  tool: Tool,
+  extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
+): void {
+  const builtin = builtinDefinition(tool);
+  if (extend === undefined) tool.command("mcp.install", builtin);
+  else tool.command("mcp.install", extend(builtin));
+}
+
+function builtinDefinition(tool: Tool): McpInstallDefinition {
+  return {
+    description:
+      "Register this tool's MCP server with an MCP client (Claude Desktop, Claude Code, VS Code, Cursor)",
+    danger_level: "mutating",
+    required_scopes: [],
+    // A person wires up their own client; an agent never rewrites its client's configuration through MCP.
+    mcp: false,
+    supports_dry_run: true,
+    flags: MCP_INSTALL_FLAGS,
+    exit_codes: {
+      "0": {
+        name: "SUCCESS",
+        description:
+          "The server is registered (effect created or updated), was already (noop), or the snippet or preview is printed",
+        retryable: false,
+        side_effects: "complete",
+      },
+      "4": {
+        name: "PRECONDITION",
+        description:
+          "The configuration is not a JSON object, or holds its servers in something else; it was left as it is",
+        retryable: false,
+        side_effects: "none",
+      },
+      "6": {
+        name: "CONFLICT",
+        description:
+          "A server of that name has another entry (--force replaces it), or the idempotency key was reused; nothing changed",
+        retryable: false,
+        side_effects: "none",
+      },
+      "7": {
+        name: "PERMISSION_DENIED",
+        description: "The configuration file or its directory cannot be written; it was left as it is",
+        retryable: false,
+        side_effects: "none",
+      },
+      "12": {
+        name: "UNAVAILABLE",
+        description: "Another process kept the configuration locked; nothing was changed",
+        retryable: true,
+        side_effects: "none",
+      },
+    },
+    examples: [
+      {
+        description: "Register with Claude Desktop",
+        command: `${tool.name} mcp install --client claude-desktop`,
+      },
+      {
+        description: "Show what would change in this project's VS Code configuration",
+        command: `${tool.name} mcp install --client vscode --dry-run`,
+      },
+      {
+        description: "Print the entry to paste yourself",
+        command: `${tool.name} mcp install --client cursor --print`,
+      },
+      {
+        description: "Replace an older registration, with an environment variable",
+        command:
+          `${tool.name} mcp install --client claude-code --env ${tool.envPrefix}_HOME=/srv/${tool.name} --force`,
+      },
+    ],
+    run: (ctx) => installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: tool.name }),
+    plain: renderInstall,
+  };
+}
+
+function renderInstall(data: unknown): string {
+  const result = data as Record<string, unknown>;
+  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  if (result.snippet !== undefined) return json(result.snippet);
+  const where = `'${String(result.name)}' in ${String(result.config)}`;
+  switch (result.effect) {
+    case "noop":
+      return `MCP server ${where} is registered already, unchanged`;
+    case "would_create":
+    case "would_update": {
+      const affect = result.would_affect as Record<string, unknown>;
+      const lines = [`would ${result.effect === "would_create" ? "add" : "replace"} MCP server ${where}:`];
+      if (affect.before !== null) lines.push(`before: ${json(affect.before)}`);
+      lines.push(`after: ${json(affect.after)}`);
+      if (affect.creates_file === true) lines.push("(the file would be created)");
+      if (affect.keeps_backup === true) lines.push("(a backup of the file would be kept beside it)");
+      return lines.join("\n");
+    }
+    default: {
+      const lines = [`${result.effect === "created" ? "added" : "replaced"} MCP server ${where}`];
+      if (typeof result.backup === "string") lines.push(`backup: ${result.backup}`);
+      lines.push(`next: ${String(result.next_step)}`);
+      return lines.join("\n");
+    }
+  }
+}
+
+registerBuiltin("mcp.install", (tool) => registerMcpInstall(tool));

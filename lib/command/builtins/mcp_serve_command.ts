@@ -1,0 +1,154 @@
+import { serveMcp } from "../../protocol/mcp/mod.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/in_flight.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
+import { CommandError } from "../contract/command_error.ts";
+import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/contract.ts";
+import { ExitCode } from "../../exit_code.ts";
+import { commandCatalog } from "../mcp/command_catalog.ts";
+import { servedCommands } from "../mcp/tool_mapping.ts";
+import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
+import { registerBuiltin, type Tool } from "../tool.ts";
+import { commandWords } from "../contract/command_words.ts";
+
+/**
+ * The flags of the built-in `mcp serve`: the server's limits, and `--read-only`. Another MCP server command
+ * reuses a flag from here, so that it means and defaults the same.
+ *
+ * @example
+ * ```ts
+ * const flags = { "max-message-bytes": MCP_SERVE_FLAGS["max-message-bytes"] };
+ * ```
+ */
+export const MCP_SERVE_FLAGS = {
+  "read-only": { type: "boolean", default: false, description: "Expose only the tool's safe commands" },
+  "max-message-bytes": {
+    type: "integer",
+    default: DEFAULT_MAX_MESSAGE_BYTES,
+    description: "Longest accepted message; a longer one is answered with -32600 and skipped",
+  },
+  "max-in-flight": {
+    type: "integer",
+    default: DEFAULT_MAX_IN_FLIGHT,
+    description: "Requests handled at once; reading stdin pauses beyond it",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The flags of the built-in `mcp serve`. */
+export type McpServeFlags = typeof MCP_SERVE_FLAGS;
+
+/** The built-in `mcp serve` definition, as {@linkcode registerMcpServe} hands it to an extension. */
+export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { flags: McpServeFlags };
+
+/**
+ * Registers `mcp.serve` on a tool: the built-in — the tool's own commands as MCP tools — or, with `extend`,
+ * a definition built from it. An extension keeps what it does not replace (spread `builtin`, add flags, and
+ * call `builtin.serve(ctx)` for the plain case). Either way the manifest entry covers every command served
+ * (REQ-C-032): its danger level is the most severe of the declared one and the served commands', its scopes
+ * the union. A tool that registers its own calls `createTool` with `replaceBuiltins: ["mcp.serve"]`.
+ *
+ * @example
+ * ```ts
+ * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.serve"] });
+ * registerMcpServe(tool, (builtin) => ({
+ *   ...builtin,
+ *   flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile" } },
+ *   serve: (ctx) => builtin.serve(ctx),
+ * }));
+ * ```
+ */
+export function registerMcpServe<const F extends Record<string, FlagSpec>>(
+  tool: Tool,
+  extend?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<F>,
+): void {
+  const builtin = builtinDefinition(tool);
+  if (extend === undefined) tool.command("mcp.serve", builtin, coverServedCommands);
+  else tool.command("mcp.serve", extend(builtin), coverServedCommands);
+}
+
+/**
+ * The message-size and concurrency limits of an `mcp serve` invocation, checked: a value that would make the
+ * server unusable is an ARG_ERROR before serving begins.
+ *
+ * @example
+ * ```ts
+ * const { maxMessageBytes, maxInFlight } = mcpServeLimits(ctx.flags);
+ * ```
+ */
+export function mcpServeLimits(
+  flags: FlagValues<McpServeFlags>,
+): { maxMessageBytes: number; maxInFlight: number } {
+  const maxMessageBytes = flags["max-message-bytes"];
+  const maxInFlight = flags["max-in-flight"];
+  if (maxMessageBytes < 1024) {
+    throw new CommandError(
+      ExitCode.ARG_ERROR,
+      `--max-message-bytes expects at least 1024, got ${maxMessageBytes}`,
+    );
+  }
+  if (maxInFlight < 1) {
+    throw new CommandError(ExitCode.ARG_ERROR, `--max-in-flight expects at least 1, got ${maxInFlight}`);
+  }
+  return { maxMessageBytes, maxInFlight };
+}
+
+function builtinDefinition(tool: Tool): McpServeDefinition {
+  return {
+    description: "Serve the tool's commands as MCP tools over stdio until stdin closes",
+    // The floor: raised to the most severe level and every scope of the commands it serves.
+    danger_level: "safe",
+    required_scopes: [],
+    stdout: "protocol",
+    protocol: "mcp-stdio",
+    mcp: false,
+    flags: MCP_SERVE_FLAGS,
+    exit_codes: {
+      "0": {
+        name: "SUCCESS",
+        description: "The client closed stdin and the server shut down cleanly",
+        retryable: false,
+        side_effects: "complete",
+      },
+    },
+    examples: [
+      { description: "Serve every command", command: `${tool.name} mcp serve` },
+      { description: "Serve only read-only commands", command: `${tool.name} mcp serve --read-only` },
+    ],
+    serve: (ctx) => {
+      const limits = mcpServeLimits(ctx.flags);
+      const catalog = commandCatalog(tool, { commands: tool.registry.entries() }, {
+        readOnly: ctx.flags["read-only"],
+      });
+      return (io) =>
+        serveMcp(io, {
+          serverInfo: { name: tool.name, version: tool.version },
+          instructions:
+            `${tool.description}. Each tool is a '${tool.name}' command; results are its JSON envelope.`,
+          catalog,
+          ...limits,
+        });
+    },
+  };
+}
+
+const coverServedCommands: EntryRefiner = (entry, registry) => {
+  const commands = Object.fromEntries(registry.all().map((command) => [command.path, command.entry]));
+  const served = servedCommands(commands, { readOnly: false });
+  const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
+  // Say why the server is rated above what it declared: it is as dangerous as what it serves.
+  const raisedBy = level === entry.danger_level
+    ? []
+    : served.filter(([, served]) => served.danger_level === level);
+  const because = raisedBy.map(([path]) => commandWords(path)).join(", ");
+  return {
+    ...entry,
+    description: raisedBy.length === 0
+      ? entry.description
+      : `${entry.description}; ${level} because it serves ${because}`,
+    danger_level: level,
+    required_scopes: [
+      ...new Set([...entry.required_scopes, ...served.flatMap(([, served]) => served.required_scopes)]),
+    ].sort(),
+  };
+};
+
+registerBuiltin("mcp.serve", (tool) => registerMcpServe(tool));

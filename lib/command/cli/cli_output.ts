@@ -1,0 +1,96 @@
+import { monotonicMs, stdioWrite } from "../../runtime/mod.ts";
+import { SerialWriter } from "../../framing/serial_writer.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
+import { ExitCode } from "../../exit_code.ts";
+import { errorMessage } from "../run/thrown_error.ts";
+
+/**
+ * The process's stdout and stderr as ordered, flushable writers. stdout is opened only when first written:
+ * a protocol command hands the raw stdout to its loop instead.
+ *
+ * @example
+ * ```ts
+ * const out = new CliOutput();
+ * out.line("stderr", "warning: cache is cold");
+ * await out.flush();
+ * ```
+ */
+export class CliOutput {
+  #stdout: SerialWriter | undefined;
+  readonly #stderr = new SerialWriter({ write: stdioWrite("stderr") });
+
+  /**
+   * Writes one line (a newline is added) to stdout or stderr. A stdout line waits until every stderr line
+   * written before it has left the process: the two streams have writers of their own, and a person who
+   * sees both in one terminal must see a handler's log lines before the result they led to.
+   */
+  line(stream: "stdout" | "stderr", text: string): Promise<void> {
+    if (stream === "stderr") return this.#stderr.write(`${text}\n`);
+    return this.#stderr.flush().then(() => this.#writer("stdout").write(`${text}\n`));
+  }
+
+  /** Writes one envelope as one JSON line (REQ-F-004); resolves to the exit code the written envelope carries. */
+  async envelope(stream: "stdout" | "stderr", envelope: ResponseEnvelope): Promise<number> {
+    const { text, exitCode } = envelopeJson(envelope);
+    await this.line(stream, text);
+    return exitCode;
+  }
+
+  /** Resolves once everything written so far has left the process. */
+  async flush(): Promise<void> {
+    await Promise.all([this.#stdout?.flush(), this.#stderr.flush()]);
+  }
+
+  #writer(stream: "stdout" | "stderr"): SerialWriter {
+    if (stream === "stderr") return this.#stderr;
+    this.#stdout ??= new SerialWriter({ write: stdioWrite("stdout") });
+    return this.#stdout;
+  }
+}
+
+/**
+ * Serialises an envelope to one line of JSON, with the exit code it stands for. Data that cannot be
+ * serialised (a cycle, a BigInt) becomes a GENERAL_ERROR envelope instead of a crash or a torn line.
+ *
+ * @example
+ * ```ts
+ * envelopeJson(envelope).text; // '{"ok":true,"data":...}'
+ * ```
+ */
+export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCode: number } {
+  try {
+    return { text: JSON.stringify(envelope), exitCode: envelope.meta.exit_code };
+  } catch (error) {
+    const text = JSON.stringify(makeEnvelope({
+      exitCode: ExitCode.GENERAL_ERROR,
+      error: {
+        code: "GENERAL_ERROR",
+        message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
+        retryable: false,
+        phase: "execution",
+      },
+      warnings: [],
+      startedAt: monotonicMs() - envelope.meta.duration_ms,
+    }));
+    return { text, exitCode: ExitCode.GENERAL_ERROR };
+  }
+}
+
+/**
+ * The envelope as JSON mode would print it: data that cannot be serialised (a cycle, a BigInt, nesting too
+ * deep) becomes the same GENERAL_ERROR envelope, so plain output fails the way JSON output does instead of in
+ * the renderer.
+ *
+ * @example
+ * ```ts
+ * const shown = serialisableEnvelope(envelope); // envelope itself when it serialises
+ * ```
+ */
+export function serialisableEnvelope(envelope: ResponseEnvelope): ResponseEnvelope {
+  try {
+    JSON.stringify(envelope);
+    return envelope;
+  } catch {
+    return JSON.parse(envelopeJson(envelope).text) as ResponseEnvelope;
+  }
+}

@@ -1,0 +1,307 @@
+import { closestMatch } from "./closest_match.ts";
+import type { FlagSpec, PositionalSpec } from "../contract/contract.ts";
+import { copyJson } from "../../json.ts";
+
+/** One thing wrong with an invocation's input; all of them are collected before anything runs. */
+export interface InputIssue {
+  /** The flag or argument at fault, as the caller wrote it (`--limit`, `<id>`, `limit`). */
+  field: string;
+  /** What is wrong, e.g. `--read-only expects a boolean, got 'maybe'`. */
+  message: string;
+  /** What would be right. */
+  suggestion?: string;
+}
+
+/** Validated input, the same whether it came from argv or from an MCP `tools/call`. */
+export interface CommandInput {
+  /** Flag values by flag name (kebab-case). */
+  flags: Record<string, unknown>;
+  /** Positional values by name. */
+  args: Record<string, unknown>;
+}
+
+type Coerced = { value: unknown } | { issue: InputIssue };
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Converts one flag value written on the command line into its declared type.
+ *
+ * @example
+ * ```ts
+ * coerceText("--limit", { type: "integer", description: "" }, "5"); // { value: 5 }
+ * ```
+ */
+export function coerceText(
+  label: string,
+  spec: Pick<FlagSpec, "type" | "enum_values">,
+  text: string,
+): Coerced {
+  switch (spec.type) {
+    case "boolean":
+      if (text === "true") return { value: true };
+      if (text === "false") return { value: false };
+      return invalid(label, "a boolean", text, "use true or false");
+    case "integer": {
+      const value = Number(text);
+      if (INTEGER_TEXT.test(text) && Number.isSafeInteger(value)) return { value };
+      return invalid(label, "an integer", text);
+    }
+    case "number": {
+      const value = Number(text);
+      if (NUMBER_TEXT.test(text) && Number.isFinite(value)) return { value };
+      return invalid(label, "a number", text);
+    }
+    case "enum":
+      return coerceEnum(label, spec.enum_values ?? [], text);
+    case "array":
+      return { value: [text] };
+    case "string":
+      return { value: text };
+  }
+}
+
+/**
+ * Checks one flag value that arrived as JSON (an MCP tool argument) against its declared type.
+ *
+ * @example
+ * ```ts
+ * coerceJson("limit", { type: "integer", description: "" }, 5); // { value: 5 }
+ * ```
+ */
+export function coerceJson(
+  label: string,
+  spec: Pick<FlagSpec, "type" | "enum_values">,
+  value: unknown,
+): Coerced {
+  switch (spec.type) {
+    case "boolean":
+      return typeof value === "boolean" ? { value } : invalid(label, "a boolean", value);
+    case "integer":
+      return Number.isSafeInteger(value) ? { value } : invalid(label, "an integer", value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value)
+        ? { value }
+        : invalid(label, "a number", value);
+    case "enum":
+      return typeof value === "string"
+        ? coerceEnum(label, spec.enum_values ?? [], value)
+        : invalid(label, "a string", value);
+    case "array":
+      return Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? { value: [...value] }
+        : invalid(label, "an array of strings", value);
+    case "string":
+      return typeof value === "string" ? { value } : invalid(label, "a string", value);
+  }
+}
+
+function coerceEnum(label: string, allowed: readonly string[], text: string): Coerced {
+  if (allowed.includes(text)) return { value: text };
+  const near = closestMatch(text, allowed);
+  return {
+    issue: {
+      field: label,
+      message: `${label} expects one of ${allowed.join(", ")}, got ${quote(text)}`,
+      ...(near === undefined ? {} : { suggestion: `did you mean ${quote(near)}?` }),
+    },
+  };
+}
+
+function invalid(label: string, expected: string, got: unknown, suggestion?: string): Coerced {
+  return {
+    issue: {
+      field: label,
+      message: `${label} expects ${expected}, got ${quote(got)}`,
+      ...(suggestion === undefined ? {} : { suggestion }),
+    },
+  };
+}
+
+/** How many characters of a received value an error message shows. */
+const QUOTED_CHARS = 60;
+
+/**
+ * Renders a received value for an error message: short, single-quoted text, or JSON for non-strings. Only
+ * the start of the value is rendered, without recursion: a client's argument nested 100,000 levels deep,
+ * or 8 MB long, costs a few dozen steps here, never a stack overflow.
+ *
+ * @example
+ * ```ts
+ * quote("maybe"); // "'maybe'"
+ * quote({ a: [1, 2] }); // '{"a":[1,2]}'
+ * ```
+ */
+export function quote(value: unknown): string {
+  const text = typeof value === "string" ? value : jsonStart(value, QUOTED_CHARS + 1);
+  const short = text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS - 3)}...` : text;
+  return typeof value === "string" ? `'${short}'` : short;
+}
+
+type Piece = { literal: string } | { value: unknown };
+
+/**
+ * At least the first `limit` characters of `JSON.stringify(value)` (all of it when shorter), walked with an
+ * explicit stack. Each array element and object member adds a character or more, so no container needs more
+ * than `limit` of them, and the walk stops once the text is long enough.
+ */
+function jsonStart(value: unknown, limit: number): string {
+  if (value === undefined || typeof value === "function" || typeof value === "symbol") return String(value);
+  let text = "";
+  const pending: Piece[] = [{ value }];
+  while (pending.length > 0 && text.length < limit) {
+    const piece = pending.pop()!;
+    if ("literal" in piece) {
+      text += piece.literal;
+      continue;
+    }
+    const item = piece.value;
+    if (typeof item !== "object" || item === null) {
+      text += scalarJson(item, limit);
+      continue;
+    }
+    const members: Piece[][] = [];
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length && i < limit; i++) members.push([{ value: item[i] }]);
+    } else {
+      for (const key in item) {
+        if (members.length >= limit) break;
+        const member = (item as Record<string, unknown>)[key];
+        if (!Object.hasOwn(item, key) || !serialisedInObject(member)) continue;
+        members.push([{ literal: `${JSON.stringify(key)}:` }, { value: member }]);
+      }
+    }
+    const [open, close] = Array.isArray(item) ? ["[", "]"] : ["{", "}"];
+    text += open;
+    pending.push({ literal: close });
+    for (let i = members.length - 1; i >= 0; i--) {
+      pending.push(...members[i]!.reverse());
+      if (i > 0) pending.push({ literal: "," });
+    }
+  }
+  return text;
+}
+
+/** A scalar as `JSON.stringify` writes it inside a container (`null` for what JSON cannot hold). */
+function scalarJson(value: unknown, limit: number): string {
+  if (typeof value === "string") return JSON.stringify(value.length > limit ? value.slice(0, limit) : value);
+  if (typeof value === "bigint") return String(value);
+  return JSON.stringify(value) ?? "null";
+}
+
+function serialisedInObject(value: unknown): boolean {
+  return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
+}
+
+/**
+ * Applies defaults and required-flag checks once every given flag is coerced. Booleans default to `false`
+ * and arrays to `[]`, so handlers never see them undefined.
+ *
+ * @example
+ * ```ts
+ * const flags = completeFlags(specs, given, issues, (name) => `--${name}`);
+ * ```
+ */
+export function completeFlags(
+  specs: Readonly<Record<string, FlagSpec>>,
+  given: Map<string, unknown>,
+  issues: InputIssue[],
+  label: (name: string) => string,
+): Record<string, unknown> {
+  const flags: Record<string, unknown> = Object.create(null);
+  // for…in, not Object.entries: no array per call (this runs for every MCP call), and V8 caches the keys.
+  for (const name in specs) {
+    if (!Object.hasOwn(specs, name)) continue;
+    const spec = specs[name]!;
+    if (given.has(name)) flags[name] = given.get(name);
+    // A default object (an array) is copied: a handler that changes it must not change the next call's.
+    else if (spec.default !== undefined) {
+      flags[name] = typeof spec.default === "object" ? copyJson(spec.default) : spec.default;
+    } else if (spec.required) issues.push({ field: label(name), message: `${label(name)} is required` });
+    else if (spec.type === "boolean") flags[name] = false;
+    else if (spec.type === "array") flags[name] = [];
+  }
+  return flags;
+}
+
+/** What a command without positionals gets: one shared empty object, frozen so no call can change it. */
+const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
+
+/**
+ * Validates positional values in declaration order, collecting every problem. A variadic last positional
+ * takes every remaining value — from the command line, the rest of the words; from JSON (MCP), one array —
+ * and always yields an array.
+ *
+ * @example
+ * ```ts
+ * const args = completePositionals([{ name: "id", description: "", type: "integer" }], ["7"], issues, "text");
+ * ```
+ */
+export function completePositionals(
+  specs: readonly PositionalSpec[],
+  values: readonly unknown[],
+  issues: InputIssue[],
+  source: "text" | "json",
+  label: (name: string) => string = (name) => `<${name}>`,
+): Record<string, unknown> {
+  if (specs.length === 0 && values.length === 0) return NO_ARGUMENTS;
+  const args: Record<string, unknown> = Object.create(null);
+  specs.forEach((spec, index) => {
+    const name = label(spec.name);
+    if (spec.variadic === true) {
+      const given = source === "text" ? values.slice(index) : values[index];
+      args[spec.name] = variadicValues(spec, name, given, issues, source);
+      return;
+    }
+    if (index >= values.length || values[index] === undefined) {
+      if (spec.required !== false) issues.push({ field: name, message: `missing argument ${name}` });
+      return;
+    }
+    const coerced = coercePositional(spec, name, values[index], source);
+    if ("issue" in coerced) issues.push(coerced.issue);
+    else args[spec.name] = coerced.value;
+  });
+  const taken = specs.at(-1)?.variadic === true ? values.length : specs.length;
+  for (const extra of values.slice(taken)) {
+    issues.push({ field: quote(extra), message: `unexpected argument ${quote(extra)}` });
+  }
+  return args;
+}
+
+function variadicValues(
+  spec: PositionalSpec,
+  name: string,
+  given: unknown,
+  issues: InputIssue[],
+  source: "text" | "json",
+): unknown[] {
+  const list = given ?? [];
+  if (!Array.isArray(list)) {
+    issues.push({
+      field: name,
+      message: `${name} expects an array of ${spec.type ?? "string"} values, got ${quote(list)}`,
+    });
+    return [];
+  }
+  if (list.length === 0 && spec.required !== false) {
+    issues.push({ field: name, message: `missing argument ${name}: at least one value is required` });
+  }
+  const out: unknown[] = [];
+  list.forEach((item, index) => {
+    const coerced = coercePositional(spec, source === "json" ? `${name}[${index}]` : name, item, source);
+    if ("issue" in coerced) issues.push(coerced.issue);
+    else out.push(coerced.value);
+  });
+  return out;
+}
+
+function coercePositional(
+  spec: PositionalSpec,
+  name: string,
+  value: unknown,
+  source: "text" | "json",
+): Coerced {
+  const flagLike = { type: spec.type ?? "string" } as const;
+  return source === "text" ? coerceText(name, flagLike, String(value)) : coerceJson(name, flagLike, value);
+}

@@ -1,0 +1,510 @@
+import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from "./contract.ts";
+import { RegistrationError } from "./command_error.ts";
+import { CONTRACT_FIELDS } from "./contract_fields.ts";
+import { exitCodeName, isDeclarableExitCode } from "../../exit_code.ts";
+import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { outputSchemaProblem } from "./output_schema.ts";
+import { isRecord } from "../../json.ts";
+
+const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const PATH = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$/;
+const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
+const DANGER_LEVELS = new Set(["safe", "mutating", "destructive"]);
+const FLAG_TYPES = new Set<FlagType>(["string", "integer", "number", "boolean", "array", "enum"]);
+const SIDE_EFFECTS = new Set(["none", "partial", "complete"]);
+
+/**
+ * The fields a protocol command must not declare (REQ-C-032 "Fields that do not combine with it"): each with
+ * the value that counts as declaring it.
+ */
+export const PROTOCOL_FORBIDDEN: ReadonlyArray<
+  readonly [field: string, declared: (value: unknown) => boolean]
+> = [
+  ["arguments", (v) => v === "passthrough"],
+  ["stderr", (v) => v === "child_log"],
+  ["stdin", (v) => v !== undefined],
+  ["interactive", (v) => v === true],
+  ["streaming_default", (v) => v === true],
+  ["output_file", (v) => v !== undefined && v !== false],
+  ["output_schema", (v) => v !== undefined],
+  ["output_formats", (v) => v !== undefined],
+  ["output_media_types", (v) => v !== undefined],
+  ["async", (v) => v === true],
+  ["spawns_background_process", (v) => v === true],
+  ["cleanup_command", (v) => v !== undefined],
+  ["max_lifetime_seconds", (v) => v !== undefined],
+  ["confirm_flag", (v) => v !== undefined],
+  ["safe_default", (v) => v === true],
+];
+
+/**
+ * What the contract rules are checking: a command definition at registration (handlers, no framework
+ * flags), or a manifest entry (no handlers; the framework's flags and exit codes included, every field in
+ * its serialised form).
+ */
+type Subject = "definition" | "entry";
+
+type Fail = (field: string, problem: string) => never;
+
+type Check = (d: Record<string, unknown>, fail: Fail, subject: Subject) => void;
+
+// The contract rules, in the order registration applies them. Each check stops at its first broken rule;
+// registration stops at the first broken check, a manifest entry is held to every check.
+const CONTRACT_CHECKS: readonly Check[] = [
+  checkSummary,
+  (d, fail, subject) => checkExitCodes(d.exit_codes, fail, subject),
+  (d, fail, subject) => checkFlags(d.flags, fail, subject, d.stdout === "protocol"),
+  (d, fail, subject) => checkPositionals(d.positionals, d.flags, fail, subject),
+  checkStdoutProtocol,
+  checkMcp,
+  checkHandler,
+  checkOptionalShapes,
+  checkEntryShape,
+];
+
+/**
+ * Checks a command declaration against every registration rule (docs/contract.md#registration), those of
+ * protocol commands (REQ-C-032) included, throwing a {@linkcode RegistrationError} that names the command and
+ * the field at the first broken rule.
+ *
+ * @example
+ * ```ts
+ * validateDefinition("notes.add", definition); // throws on a bad declaration
+ * ```
+ */
+export function validateDefinition(path: string, definition: AnyCommandDefinition): void {
+  const fail = (field: string, problem: string): never => {
+    throw new RegistrationError(path, field, problem);
+  };
+  if (!PATH.test(path)) fail("path", "must be dotted lowercase kebab-case words, e.g. 'notes.add'");
+  if (typeof definition !== "object" || definition === null) fail("definition", "must be an object");
+  const d = definition as unknown as Record<string, unknown>;
+  for (const check of CONTRACT_CHECKS) check(d, fail, "definition");
+}
+
+/**
+ * The rules a manifest entry breaks, checked the way registration checks a definition — so an entry this
+ * framework would have refused is refused here too, whatever language printed it. Every rule group is
+ * applied, so one entry can yield several errors; each names the command and the field.
+ *
+ * @example
+ * ```ts
+ * manifestEntryIssues("release.approve", { ...entry, mcp: true })[0]?.field; // "mcp"
+ * ```
+ */
+export function manifestEntryIssues(path: string, entry: unknown): RegistrationError[] {
+  const issues: RegistrationError[] = [];
+  const fail = (field: string, problem: string): never => {
+    throw new RegistrationError(path, field, problem);
+  };
+  const collect = (check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      issues.push(error);
+    }
+  };
+  collect(() => {
+    if (!PATH.test(path)) fail("path", "must be dotted lowercase kebab-case words, e.g. 'notes.add'");
+  });
+  if (!isRecord(entry)) {
+    return [...issues, new RegistrationError(path, "entry", "must be an object")];
+  }
+  for (const check of CONTRACT_CHECKS) collect(() => check(entry, fail, "entry"));
+  return issues;
+}
+
+function checkSummary(d: Record<string, unknown>, fail: Fail): void {
+  if (typeof d.description !== "string" || d.description.trim() === "") {
+    fail("description", "must be a non-empty string");
+  }
+  if (!DANGER_LEVELS.has(d.danger_level as string)) {
+    fail("danger_level", "must be 'safe', 'mutating' or 'destructive'");
+  }
+  if (!isStringArray(d.required_scopes)) {
+    fail("required_scopes", "must be an array of strings ([] when no auth)");
+  }
+}
+
+function checkMcp(d: Record<string, unknown>, fail: Fail): void {
+  // `undefined` counts as absent, as for every other optional field; only `true` (or junk) is refused.
+  if (d.mcp !== undefined && d.mcp !== false) {
+    fail("mcp", "may only be false (absent means the MCP server may offer it)");
+  }
+}
+
+const EXIT_CODE_FIELDS = new Set(["name", "description", "retryable", "side_effects"]);
+const EXIT_CODE_DESCRIPTION_MAX = 120;
+
+function checkExitCodes(table: unknown, fail: Fail, subject: Subject): void {
+  if (!isRecord(table)) {
+    fail("exit_codes", "is required: a map from exit code to {name, description, retryable, side_effects}");
+  }
+  const entries = Object.entries(table as Record<string, unknown>);
+  if (!entries.some(([code]) => code === "0")) fail("exit_codes", 'must contain "0" (SUCCESS)');
+  for (const [key, raw] of entries) {
+    const field = `exit_codes.${key}`;
+    const code = Number(key);
+    // Canonical decimal only: "080" would parse as 80, yet every lookup by String(80) would miss it.
+    if (!/^(0|[1-9]\d*)$/.test(key) || !isDeclarableExitCode(code)) {
+      fail(field, "must be a standard exit code (0-14, 129, 130, 143) or a command-specific code in 79-125");
+    }
+    if (typeof raw !== "object" || raw === null) fail(field, "must be an object");
+    const entry = raw as Record<string, unknown>;
+    const standardName = exitCodeName(code);
+    if (typeof entry.name !== "string" || entry.name === "") fail(`${field}.name`, "must name the constant");
+    if (standardName !== undefined && entry.name !== standardName) {
+      fail(`${field}.name`, `code ${key} is ${standardName}, not '${String(entry.name)}'`);
+    }
+    if (typeof entry.description !== "string" || entry.description === "") {
+      fail(`${field}.description`, "must be a non-empty string");
+    }
+    // The published ExitCodeEntry caps it (maxLength counts code points): one line an agent reads whole.
+    if ([...entry.description].length > EXIT_CODE_DESCRIPTION_MAX) {
+      fail(`${field}.description`, `must be at most ${EXIT_CODE_DESCRIPTION_MAX} characters`);
+    }
+    if (typeof entry.retryable !== "boolean") fail(`${field}.retryable`, "must be a boolean");
+    if (!SIDE_EFFECTS.has(entry.side_effects as string)) {
+      fail(`${field}.side_effects`, "must be 'none', 'partial' or 'complete'");
+    }
+    if (entry.retryable === true && entry.side_effects !== "none") {
+      fail(`${field}.retryable`, 'retryable: true requires side_effects: "none"');
+    }
+    if (subject === "entry") checkKnownFields(entry, EXIT_CODE_FIELDS, field, fail);
+  }
+}
+
+const FLAG_FIELDS = new Set(["type", "description", "required", "default", "enum_values", "short"]);
+
+function checkFlags(flags: unknown, fail: Fail, subject: Subject, protocol: boolean): void {
+  if (flags === undefined) {
+    if (subject === "entry") {
+      fail("flags", "is required: a map of flag entries ({} when the command takes none)");
+    }
+    return;
+  }
+  if (!isRecord(flags)) fail("flags", "must be a map of flag specs");
+  const shorts = new Set<string>();
+  for (const [name, raw] of Object.entries(flags as Record<string, unknown>)) {
+    const field = `flags.${name}`;
+    if (!KEBAB.test(name)) fail(field, "flag names are lowercase kebab-case");
+    if (name.startsWith("no-")) fail(field, "a flag may not start with 'no-': --no-<flag> negates booleans");
+    checkFlagName(name, field, fail, subject, protocol);
+    if (typeof raw !== "object" || raw === null) fail(field, "must be an object");
+    const spec = raw as Record<string, unknown>;
+    if (!FLAG_TYPES.has(spec.type as FlagType)) {
+      fail(`${field}.type`, "must be string, integer, number, boolean, array or enum");
+    }
+    if (typeof spec.description !== "string" || spec.description === "") {
+      fail(`${field}.description`, "is required");
+    }
+    // A manifest entry always states `required`; a definition may leave it out.
+    if ((spec.required !== undefined || subject === "entry") && typeof spec.required !== "boolean") {
+      fail(`${field}.required`, "must be a boolean");
+    }
+    if (spec.type === "enum" && (!isStringArray(spec.enum_values) || spec.enum_values.length === 0)) {
+      fail(`${field}.enum_values`, "an enum flag needs a non-empty list of strings");
+    }
+    if (spec.type !== "enum" && spec.enum_values !== undefined) {
+      fail(`${field}.enum_values`, "only enum flags have enum_values");
+    }
+    if (spec.default !== undefined && !defaultFits(spec as unknown as FlagSpec)) {
+      fail(`${field}.default`, `does not match type ${String(spec.type)}`);
+    }
+    if (spec.required === true && spec.default !== undefined) {
+      fail(`${field}.default`, "a required flag has no default");
+    }
+    if (spec.short !== undefined) {
+      if (typeof spec.short !== "string" || !/^[a-zA-Z]$/.test(spec.short) || spec.short === "h") {
+        fail(`${field}.short`, "must be one ASCII letter other than h (-h is help)");
+      }
+      if (shorts.has(spec.short as string)) fail(`${field}.short`, `-${String(spec.short)} is used twice`);
+      shorts.add(spec.short as string);
+    }
+    if (subject === "entry") checkKnownFields(spec, FLAG_FIELDS, field, fail);
+  }
+}
+
+/**
+ * A definition may use no framework flag name; a manifest entry lists the framework's per-command flags
+ * (`--dry-run`, …) with the command's own, but never a global flag, and a protocol command takes none of them
+ * (REQ-C-032).
+ */
+function checkFlagName(name: string, field: string, fail: Fail, subject: Subject, protocol: boolean): void {
+  if (subject === "definition") {
+    if (RESERVED_FLAG_NAMES.has(name)) fail(field, `--${name} is a framework flag`);
+    return;
+  }
+  if (Object.hasOwn(GLOBAL_FLAGS, name)) {
+    fail(field, `--${name} is a global flag; the manifest does not list it per command`);
+  }
+  if (protocol && Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)) {
+    fail(
+      field,
+      `a protocol command does not accept --${name}: it serves a protocol, not a one-shot invocation`,
+    );
+  }
+}
+
+function defaultFits(spec: FlagSpec): boolean {
+  const value = spec.default;
+  switch (spec.type) {
+    case "boolean":
+      return typeof value === "boolean";
+    case "integer":
+      return Number.isSafeInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "array":
+      return isStringArray(value);
+    case "enum":
+      return typeof value === "string" && (spec.enum_values ?? []).includes(value);
+    case "string":
+      return typeof value === "string";
+  }
+}
+
+const POSITIONAL_FIELDS = new Set(["name", "description", "type", "required", "variadic"]);
+
+function checkPositionals(positionals: unknown, flags: unknown, fail: Fail, subject: Subject): void {
+  if (positionals === undefined) return;
+  if (!Array.isArray(positionals)) fail("positionals", "must be an array");
+  const seen = new Set<string>();
+  let optionalSeen = false;
+  const last = (positionals as unknown[]).length - 1;
+  (positionals as PositionalSpec[]).forEach((spec, index) => {
+    const field = `positionals.${index}`;
+    if (typeof spec?.name !== "string" || !IDENTIFIER.test(spec.name)) {
+      fail(`${field}.name`, "must be a lowercase identifier ([a-z][a-z0-9_]*)");
+    }
+    if (seen.has(spec.name)) fail(`${field}.name`, `'${spec.name}' is used twice`);
+    seen.add(spec.name);
+    const asFlag = spec.name.replaceAll("_", "-");
+    if (isRecord(flags) && Object.hasOwn(flags, asFlag)) {
+      fail(`${field}.name`, `'${spec.name}' is also a flag`);
+    }
+    if (typeof spec.description !== "string" || spec.description === "") {
+      fail(`${field}.description`, "is required");
+    }
+    // A manifest entry always states `type` and `required`; a definition may leave them to their defaults.
+    if (
+      (spec.type !== undefined || subject === "entry") &&
+      !["string", "integer", "number"].includes(spec.type as string)
+    ) {
+      fail(`${field}.type`, "must be string, integer or number");
+    }
+    if (subject === "entry" && typeof spec.required !== "boolean") {
+      fail(`${field}.required`, "must be a boolean");
+    }
+    if (spec.variadic !== undefined && typeof spec.variadic !== "boolean") {
+      fail(`${field}.variadic`, "must be a boolean");
+    }
+    if (spec.variadic === true && index !== last) {
+      fail(
+        `${field}.variadic`,
+        "only the last positional may be variadic: it takes every remaining argument",
+      );
+    }
+    if (spec.required === false) optionalSeen = true;
+    else if (optionalSeen) fail(`${field}.required`, "a required positional cannot follow an optional one");
+    if (subject === "entry") {
+      checkKnownFields(spec as unknown as Record<string, unknown>, POSITIONAL_FIELDS, field, fail);
+    }
+  });
+}
+
+function checkStdoutProtocol(d: Record<string, unknown>, fail: Fail): void {
+  if (d.stdout !== undefined && d.stdout !== "protocol") {
+    fail("stdout", 'may only be "protocol" (absent means stdout carries envelopes)');
+  }
+  if (d.stdout === "protocol" && d.protocol === undefined) {
+    fail("protocol", 'stdout: "protocol" requires a protocol name (mcp-stdio, lsp, dap, ...)');
+  }
+  if (d.protocol !== undefined && d.stdout !== "protocol") {
+    fail("stdout", 'protocol requires stdout: "protocol"');
+  }
+  if (d.protocol === undefined) return;
+  if (typeof d.protocol !== "string" || !KEBAB.test(d.protocol)) {
+    fail("protocol", "must be a lowercase kebab-case name, e.g. mcp-stdio, lsp, dap");
+  }
+  for (const [field, declared] of PROTOCOL_FORBIDDEN) {
+    if (declared(d[field])) {
+      fail(
+        field,
+        `a protocol command cannot declare ${field}: its stdout carries the protocol, not an envelope`,
+      );
+    }
+  }
+}
+
+function checkHandler(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  // A manifest entry is data: its handlers stayed behind in the program that printed it.
+  if (subject === "entry") return;
+  if (d.stdout === "protocol") {
+    if (typeof d.serve !== "function") fail("serve", "a protocol command needs a serve(ctx) handler");
+    if (d.run !== undefined) fail("run", "a protocol command serves; it has no run handler");
+    return;
+  }
+  if (typeof d.run !== "function") fail("run", "a command needs a run(ctx) handler");
+  if (d.serve !== undefined) fail("serve", 'only protocol commands (stdout: "protocol") serve');
+}
+
+function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  if (d.aliases !== undefined && (!isStringArray(d.aliases) || !d.aliases.every((a) => KEBAB.test(a)))) {
+    fail("aliases", "must be lowercase kebab-case words");
+  }
+  if (d.examples !== undefined) {
+    const ok = Array.isArray(d.examples) &&
+      d.examples.every((e) =>
+        typeof e?.description === "string" && typeof e?.command === "string" &&
+        Object.keys(e).every((key) => key === "description" || key === "command")
+      );
+    if (!ok) fail("examples", "must be a list of {description, command}");
+  }
+  // A run-time setting of the definition; the manifest does not carry it.
+  if (
+    subject === "definition" && d.timeout_seconds !== undefined &&
+    !(typeof d.timeout_seconds === "number" && d.timeout_seconds >= 0)
+  ) {
+    fail("timeout_seconds", "must be a number of seconds >= 0");
+  }
+  if (d.arguments !== undefined && d.arguments !== "passthrough") {
+    fail("arguments", 'may only be "passthrough"');
+  }
+  if (d.stderr !== undefined && d.stderr !== "child_log") fail("stderr", 'may only be "child_log"');
+  if (d.output_schema !== undefined) {
+    const problem = outputSchemaProblem(d.output_schema);
+    if (problem !== undefined) fail(problem.field, problem.problem);
+  }
+  for (
+    const field of [
+      "interactive",
+      "streaming_default",
+      "output_file",
+      "async",
+      "spawns_background_process",
+      "safe_default",
+      "supports_dry_run",
+      "idempotent",
+      "has_network_io",
+    ]
+  ) {
+    if (d[field] !== undefined && typeof d[field] !== "boolean") fail(field, "must be a boolean");
+  }
+  checkOutputChoices(d, fail);
+  checkManifestShapes(d, fail);
+}
+
+// Both concern one invocation's output and effect on the command line; a protocol session has neither: its
+// stdout is the protocol, and each request it answers previews or confirms inside the protocol.
+function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
+  if (d.default_format !== undefined) {
+    if (!(FORMATS as readonly unknown[]).includes(d.default_format)) {
+      fail("default_format", `must be one of ${FORMATS.join(", ")}`);
+    }
+    if (d.stdout === "protocol") {
+      fail("default_format", "a protocol command writes no envelope to stdout, in any format");
+    }
+  }
+  if (d.supports_dry_run === true) {
+    if (d.stdout === "protocol") {
+      fail(
+        "supports_dry_run",
+        "a protocol command does not accept --dry-run: it serves a protocol, not a one-shot invocation",
+      );
+    }
+    if (d.danger_level === "safe") {
+      fail("supports_dry_run", "a safe command changes nothing, so it has nothing to preview");
+    }
+  }
+}
+
+// The manifest serialises these fields as declared, so a malformed value here would publish a manifest that
+// fails the project's own manifest schema; refuse it at registration instead.
+function checkManifestShapes(d: Record<string, unknown>, fail: Fail): void {
+  if (d.stdin !== undefined) checkStdinShape(d.stdin, fail);
+  for (const field of ["output_formats", "output_media_types"]) {
+    if (d[field] !== undefined && !(isStringArray(d[field]) && d[field].every((item) => item !== ""))) {
+      fail(field, "must be a list of non-empty strings");
+    }
+  }
+  if (
+    d.cleanup_command !== undefined &&
+    (typeof d.cleanup_command !== "string" || d.cleanup_command.trim() === "")
+  ) {
+    fail("cleanup_command", "must be a non-empty command line");
+  }
+  if (
+    d.max_lifetime_seconds !== undefined &&
+    !(typeof d.max_lifetime_seconds === "number" && d.max_lifetime_seconds > 0)
+  ) {
+    fail("max_lifetime_seconds", "must be a number of seconds > 0");
+  }
+  if (d.confirm_flag !== undefined && (typeof d.confirm_flag !== "string" || !KEBAB.test(d.confirm_flag))) {
+    fail("confirm_flag", "must be a flag name in lowercase kebab-case, without the leading --");
+  }
+}
+
+function checkStdinShape(stdin: unknown, fail: Fail): void {
+  if (!isRecord(stdin)) {
+    fail("stdin", "must be an object {description, max_bytes?}");
+  }
+  const spec = stdin as Record<string, unknown>;
+  const unknown = Object.keys(spec).find((key) => key !== "description" && key !== "max_bytes");
+  if (unknown !== undefined) fail(`stdin.${unknown}`, "is not a stdin field (description, max_bytes)");
+  if (typeof spec.description !== "string" || spec.description === "") {
+    fail("stdin.description", "is required");
+  }
+  if (
+    spec.max_bytes !== undefined && !(Number.isSafeInteger(spec.max_bytes) && (spec.max_bytes as number) > 0)
+  ) {
+    fail("stdin.max_bytes", "must be a whole number of bytes > 0");
+  }
+}
+
+const ENTRY_FIELDS = new Set<string>([
+  ...CONTRACT_FIELDS,
+  "flags",
+  "positionals",
+  "exit_codes",
+  "requires_confirmation",
+  "subcommands",
+]);
+
+/** What only a manifest entry has: the fields the framework adds, and no field it does not know. */
+function checkEntryShape(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  if (subject === "definition") return;
+  checkKnownFields(d, ENTRY_FIELDS, "", fail);
+  if (d.requires_confirmation !== undefined) {
+    if (d.requires_confirmation !== true) fail("requires_confirmation", "may only be true");
+    if (d.danger_level !== "destructive") {
+      fail("requires_confirmation", "only a destructive command requires confirmation");
+    }
+    if (d.stdout === "protocol") {
+      fail("requires_confirmation", "a protocol command confirms inside the protocol");
+    }
+  }
+  if (
+    d.subcommands !== undefined &&
+    !(isStringArray(d.subcommands) && d.subcommands.every((path) => PATH.test(path)))
+  ) {
+    fail("subcommands", "must be a list of dotted command paths");
+  }
+}
+
+function checkKnownFields(
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  prefix: string,
+  fail: Fail,
+): void {
+  const unknown = Object.keys(value).find((key) => !known.has(key));
+  if (unknown !== undefined) {
+    fail(prefix === "" ? unknown : `${prefix}.${unknown}`, `is not a field of the manifest format`);
+  }
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

@@ -1,0 +1,160 @@
+import type { CallCancellation } from "../../protocol/mcp/tool_catalog.ts";
+import { Cancellation } from "./cancellation.ts";
+import type { CommandContext } from "../contract/contract.ts";
+import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
+
+/** How a piece of work under {@linkcode runWithDeadline} ended. */
+export type Settled<T> =
+  | { kind: "data"; data: T }
+  | { kind: "error"; error: unknown }
+  | { kind: "timeout" }
+  | { kind: "cancelled"; cancellation: Cancellation };
+
+/** How long cancelled work gets to run its cleanup before the framework answers without it. */
+export const CANCEL_GRACE_MS = 2_000;
+
+/**
+ * Outside cancellation as {@linkcode runWithDeadline} listens to it: an AbortSignal, or the MCP server's
+ * lighter per-call cancellation, which builds no AbortSignal unless asked (the same reading half).
+ */
+export type CancelSource = CallCancellation;
+
+/**
+ * What the work is handed: its cancellation signal, built on first read. In Node 20 an AbortSignal is an
+ * EventTarget built with `setPrototypeOf`, several µs each, and most work never asks for it.
+ */
+export class WorkScope {
+  #controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
+  }
+
+  /** Aborts the signal — creating it first if nobody has asked yet, so a later read sees it aborted. */
+  abort(reason: unknown): void {
+    (this.#controller ??= new AbortController()).abort(reason);
+  }
+}
+
+/**
+ * The context a handler gets. A class, so that `signal` — built only when read — is one getter on the
+ * prototype: a getter written in an object literal (or added with `defineProperty`) gives every context a
+ * hidden class of its own in V8, slow to make and heavy on the garbage collector.
+ *
+ * @example
+ * ```ts
+ * const context = new HandlerContext({ flags, args, dryRun: false, env, log, warn, progress, meta: {} }, scope);
+ * context.signal; // built now
+ * ```
+ */
+export class HandlerContext implements CommandContext {
+  readonly flags: CommandContext["flags"];
+  readonly args: CommandContext["args"];
+  readonly dryRun: boolean;
+  readonly env: CommandContext["env"];
+  readonly log: CommandContext["log"];
+  readonly warn: CommandContext["warn"];
+  readonly progress: CommandContext["progress"];
+  readonly meta: Record<string, unknown>;
+  readonly #scope: WorkScope;
+
+  constructor(fields: Omit<CommandContext, "signal">, scope: WorkScope) {
+    this.flags = fields.flags;
+    this.args = fields.args;
+    this.dryRun = fields.dryRun;
+    this.env = fields.env;
+    this.log = fields.log;
+    this.warn = fields.warn;
+    this.progress = fields.progress;
+    this.meta = fields.meta;
+    this.#scope = scope;
+  }
+
+  get signal(): AbortSignal {
+    return this.#scope.signal;
+  }
+}
+
+/**
+ * Runs work against a hard deadline and outside cancellation. When the time is up the result is `timeout`
+ * even if the work ignores its AbortSignal and never settles (REQ-F-011: enforced without the command's
+ * help). Outside cancellation aborts the work's signal and waits up to {@linkcode CANCEL_GRACE_MS} for its
+ * cleanup (`finally` blocks) before answering `cancelled`.
+ *
+ * This is on the path of every command and every MCP `tools/call`, so it is kept lean: one promise settled
+ * by whichever of work, deadline and cancellation comes first (not a race of three), and the work's
+ * AbortController is made only when the work reads `scope.signal` or something aborts it (see
+ * {@linkcode WorkScope}).
+ *
+ * @example
+ * ```ts
+ * const settled = await runWithDeadline((scope) => fetchAll(scope.signal), { timeoutMs: 60_000 });
+ * if (settled.kind === "timeout") console.error("too slow");
+ * ```
+ */
+export function runWithDeadline<T>(
+  work: (scope: WorkScope) => T | Promise<T>,
+  options: { timeoutMs: number; signal?: CancelSource },
+): Promise<Settled<T>> {
+  const scope = new WorkScope();
+  // The work starts first, as it always has: it sees a live signal even when the outside is already aborted.
+  let running: Promise<T>;
+  try {
+    const returned = work(scope);
+    // Work that returned a plain value has finished: no deadline to arm, no race to run.
+    if (!isThenable(returned) && options.signal?.aborted !== true) {
+      return Promise.resolve({ kind: "data", data: returned });
+    }
+    running = Promise.resolve(returned);
+  } catch (error) {
+    if (options.signal?.aborted !== true) return Promise.resolve({ kind: "error", error });
+    running = Promise.reject(error);
+  }
+
+  return new Promise<Settled<T>>((resolve) => {
+    const outside = options.signal;
+    let timer: LongTimeout | undefined;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    let cancellation: Cancellation | undefined;
+    let done = false;
+    const finish = (settled: Settled<T>) => {
+      if (done) return;
+      done = true;
+      clearLongTimeout(timer);
+      clearTimeout(graceTimer);
+      outside?.removeEventListener("abort", onAbort);
+      resolve(settled);
+    };
+    const onAbort = () => {
+      cancellation = outside!.reason instanceof Cancellation ? outside!.reason : new Cancellation();
+      scope.abort(cancellation);
+      const answer = cancellation;
+      graceTimer = setTimeout(() => finish({ kind: "cancelled", cancellation: answer }), CANCEL_GRACE_MS);
+    };
+    // Work that ends — even by throwing its abort reason — once the outside has cancelled was cancelled, not failed.
+    const ended = (settled: Settled<T>) => {
+      if (outside?.aborted && cancellation === undefined) onAbort();
+      finish(cancellation === undefined ? settled : { kind: "cancelled", cancellation });
+    };
+
+    if (options.timeoutMs > 0) {
+      timer = setLongTimeout(() => {
+        scope.abort(new DOMException("the time limit was reached", "TimeoutError"));
+        finish({ kind: "timeout" });
+      }, options.timeoutMs);
+    }
+    if (outside !== undefined) {
+      if (outside.aborted) onAbort();
+      else outside.addEventListener("abort", onAbort, { once: true });
+    }
+    running.then(
+      (data) => ended({ kind: "data", data }),
+      (error: unknown) => ended({ kind: "error", error }),
+    );
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
+}

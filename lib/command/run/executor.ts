@@ -1,0 +1,341 @@
+import { FileLockTimeoutError, monotonicMs } from "../../runtime/mod.ts";
+import { CommandError } from "../contract/command_error.ts";
+import { Cancellation } from "./cancellation.ts";
+import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
+import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
+import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
+import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
+import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
+import type { CommandInput } from "../cli/input_values.ts";
+import { errorMessage, failureOf } from "./thrown_error.ts";
+import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
+import { isRecord } from "../../json.ts";
+import { commandWords } from "../contract/command_words.ts";
+
+/** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
+export interface Invocation {
+  /** The command's dotted path. */
+  path: string;
+  /** The command. */
+  definition: CommandDefinition;
+  /** The command's full exit-code table (declared plus framework codes). */
+  exitCodes: ExitCodeTable;
+  /** Validated input. */
+  input: CommandInput;
+  /** `--idempotency-key` / `idempotency_key`. */
+  idempotencyKey?: string;
+  /** The store behind idempotency keys. */
+  store?: IdempotencyStore;
+  /** Destructive commands: preview only. */
+  dryRun?: boolean;
+  /** Destructive commands: the caller confirmed. */
+  confirmed?: boolean;
+  /** Milliseconds before TIMEOUT; 0 = none. */
+  timeoutMs: number;
+  /** Cancellation from outside (an AbortSignal or a lighter {@linkcode CancelSource}); its `reason` should be a {@linkcode Cancellation}. */
+  signal?: CancelSource;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Writes a diagnostic line for people. */
+  log(message: string): void;
+  /** Reports progress. */
+  progress(update: ProgressUpdate): void;
+}
+
+type Outcome = Settled<unknown>;
+
+/**
+ * Runs one command invocation to exactly one envelope: idempotency replay, confirmation of destructive
+ * commands, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
+ * declared exit code. This is the single path argv and MCP share, so a command behaves the same from either.
+ *
+ * @example
+ * ```ts
+ * const envelope = await executeCommand({ path: "add", definition, exitCodes, input, timeoutMs: 60_000, ... });
+ * envelope.meta.exit_code; // 0
+ * ```
+ */
+export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
+  const execution = new Execution(invocation);
+  // A key that already holds a result is answered before confirmation: a replay or a conflict runs nothing,
+  // so there is nothing to confirm, and a preview of today's state (say NOT_FOUND for the note the first
+  // call deleted) would misreport a retry.
+  const key = invocation.dryRun ? undefined : invocation.idempotencyKey;
+  if (key !== undefined && invocation.store !== undefined) {
+    return executeWithKey(execution, key, invocation.store);
+  }
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
+  // The common case, one step after the handler: this runs for every MCP call.
+  return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) =>
+    execution.envelope(outcome)
+  );
+}
+
+/** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
+class Execution {
+  readonly invocation: Invocation;
+  readonly startedAt = monotonicMs();
+  readonly warnings: Warning[] = [];
+  readonly meta: Record<string, unknown>;
+
+  constructor(invocation: Invocation) {
+    this.invocation = invocation;
+    this.meta = { timeout_ms: invocation.timeoutMs };
+  }
+
+  finish(exitCode: number, data: unknown, error: ErrorDetail | null): ResponseEnvelope {
+    return makeEnvelope({
+      exitCode,
+      data,
+      error,
+      warnings: this.warnings,
+      startedAt: this.startedAt,
+      meta: this.meta,
+    });
+  }
+
+  envelope(outcome: Outcome): ResponseEnvelope {
+    return outcomeEnvelope(this, outcome);
+  }
+}
+
+/**
+ * A call with an idempotency key: the key is locked (waiting for a concurrent call with the same key),
+ * answered from its record when it has one, else reserved before the handler runs and recorded after — so
+ * a handler runs at most once per key, and a crash between the change and the record leaves a reservation
+ * that tells the retry the outcome is unknown instead of running again (docs/idempotency.md).
+ */
+async function executeWithKey(
+  execution: Execution,
+  key: string,
+  store: IdempotencyStore,
+): Promise<ResponseEnvelope> {
+  const { invocation } = execution;
+  const fingerprint = await callFingerprint(invocation.path, invocation.input);
+  await store.sweep();
+  try {
+    return await store.withKey(key, (slot) => answerWithKey(execution, key, fingerprint, slot), {
+      signal: invocation.signal,
+      timeoutMs: invocation.timeoutMs > 0 ? invocation.timeoutMs : undefined,
+    });
+  } catch (error) {
+    // Only taking the key can fail here: answerWithKey turns every later failure into its envelope.
+    return keyUnavailable(execution, key, error);
+  }
+}
+
+async function answerWithKey(
+  execution: Execution,
+  key: string,
+  fingerprint: string,
+  slot: KeySlot,
+): Promise<ResponseEnvelope> {
+  const { invocation, meta } = execution;
+  const { state } = slot;
+  if (state.kind === "done" && state.result.fingerprint === fingerprint) {
+    meta.idempotency_hit = true;
+    return execution.finish(ExitCode.SUCCESS, replayed(state.result.data), null);
+  }
+  if (state.kind !== "free") {
+    const other = state.kind === "done" ? state.result.fingerprint : state.fingerprint;
+    if (other !== undefined && other !== fingerprint) {
+      return execution.finish(ExitCode.CONFLICT, null, {
+        code: "IDEMPOTENCY_CONFLICT",
+        message: `idempotency key '${key}' was already used with other arguments; nothing was done`,
+        retryable: false,
+        phase: "validation",
+        suggestion: "use a new idempotency key for a different call",
+      });
+    }
+    return execution.finish(ExitCode.CONFLICT, null, {
+      code: "IDEMPOTENCY_OUTCOME_UNKNOWN",
+      message: `an earlier call with idempotency key '${key}' ended without recording its result ` +
+        `(it crashed, timed out, or failed part way); whether it took effect is unknown; nothing was done now`,
+      retryable: false,
+      phase: "execution",
+      suggestion: "check whether the change happened; if not, repeat the call with a new idempotency key",
+      ...(state.kind === "unknown" && state.reserved_at !== undefined
+        ? { context: { reserved_at: state.reserved_at } }
+        : {}),
+    });
+  }
+  if (needsConfirmation(invocation.definition.danger_level, invocation)) {
+    return await previewUnconfirmed(execution);
+  }
+
+  try {
+    await slot.reserve(fingerprint, invocation.path);
+  } catch (error) {
+    return keyUnavailable(execution, key, error);
+  }
+  const outcome = await runHandler(execution, false, meta);
+  if (outcome.kind === "data") {
+    try {
+      await slot.complete(outcome.data ?? null);
+    } catch (error) {
+      // The change happened: report it. The reservation stays, so a retry hears "outcome unknown", not a rerun.
+      execution.warnings.push({
+        code: "IDEMPOTENCY_NOT_RECORDED",
+        message: `the result could not be recorded for idempotency key '${key}' (${errorMessage(error)}); ` +
+          `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
+      });
+    }
+    return execution.envelope(outcome);
+  }
+  const envelope = execution.envelope(outcome);
+  // A failure that declares no side effects changed nothing: free the key so that a retry runs.
+  if (invocation.exitCodes[String(envelope.meta.exit_code)]?.side_effects === "none") {
+    await slot.abandon().catch((error) =>
+      envelope.warnings.push({
+        code: "IDEMPOTENCY_NOT_RELEASED",
+        message:
+          `the reservation of idempotency key '${key}' could not be removed (${errorMessage(error)}); ` +
+          `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN`,
+      })
+    );
+  }
+  return envelope;
+}
+
+/** The key could not be taken or reserved: another call still holds it, the caller gave up, or the store failed. */
+function keyUnavailable(execution: Execution, key: string, error: unknown): ResponseEnvelope {
+  const { invocation } = execution;
+  if (invocation.signal?.aborted) {
+    const reason = invocation.signal.reason;
+    const cancellation = reason instanceof Cancellation ? reason : new Cancellation();
+    return execution.finish(cancellation.exitCode, null, cancelledError(cancellation));
+  }
+  if (error instanceof FileLockTimeoutError) {
+    return execution.finish(ExitCode.UNAVAILABLE, null, {
+      code: "IDEMPOTENCY_IN_PROGRESS",
+      message:
+        `another call with idempotency key '${key}' is still running after ${
+          invocation.timeoutMs / 1000
+        } s; ` +
+        `nothing was done`,
+      retryable: true,
+      phase: "execution",
+      suggestion: "retry later with the same key: it replays the other call's result once that call finishes",
+    });
+  }
+  return execution.finish(ExitCode.PRECONDITION, null, {
+    code: "IDEMPOTENCY_STORE_UNAVAILABLE",
+    message: `the idempotency store cannot be used (${errorMessage(error)}); nothing was done`,
+    retryable: false,
+    phase: "execution",
+    suggestion: "make the tool's state directory writable (or free disk space), then retry with the same key",
+  });
+}
+
+/** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
+async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
+  // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
+  const dryRun = () => runHandler(execution, true, {}).then((outcome) => execution.envelope(outcome));
+  const { startedAt, meta } = execution;
+  return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
+}
+
+function replayed(data: unknown): unknown {
+  if (isRecord(data)) return { ...data, effect: "noop" };
+  return data;
+}
+
+function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
+  const { invocation } = execution;
+  switch (outcome.kind) {
+    case "data":
+      return execution.finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
+    case "timeout": {
+      const message = `${commandWords(invocation.path)} exceeded its time limit of ${
+        invocation.timeoutMs / 1000
+      } s`;
+      const suggestion = "raise --timeout (0 = no limit) or narrow the request";
+      return execution.finish(
+        ExitCode.TIMEOUT,
+        null,
+        timeoutError(invocation.exitCodes, message, suggestion),
+      );
+    }
+    case "cancelled":
+      return execution.finish(outcome.cancellation.exitCode, null, cancelledError(outcome.cancellation));
+    case "error":
+      return errorEnvelope(execution, outcome.error);
+  }
+}
+
+/**
+ * The `error` object of an invocation stopped by its time limit: code TIMEOUT, retryable as the command
+ * declared exit 10.
+ *
+ * @example
+ * ```ts
+ * timeoutError(exitCodes, "add exceeded its time limit of 5 s").code; // "TIMEOUT"
+ * ```
+ */
+export function timeoutError(exitCodes: ExitCodeTable, message: string, suggestion?: string): ErrorDetail {
+  return {
+    code: "TIMEOUT",
+    message,
+    retryable: exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
+    phase: "execution",
+    ...(suggestion === undefined ? {} : { suggestion }),
+  };
+}
+
+/**
+ * The `error` object of a cancelled invocation (REQ-F-013, REQ-F-069): code CANCELLED, and the signal in
+ * `context.signal`.
+ *
+ * @example
+ * ```ts
+ * cancelledError(new Cancellation("SIGTERM")).context; // { signal: "SIGTERM" }
+ * ```
+ */
+export function cancelledError(cancellation: Cancellation): ErrorDetail {
+  return {
+    code: "CANCELLED",
+    message: cancellation.message,
+    retryable: false,
+    phase: "execution",
+    ...(cancellation.signal === undefined ? {} : { context: { signal: cancellation.signal } }),
+  };
+}
+
+function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
+  const { invocation } = execution;
+  const failure = failureOf(error, {
+    path: invocation.path,
+    exitCodes: invocation.exitCodes,
+    unexpected: "unexpected error",
+  });
+  if (!(error instanceof CommandError)) {
+    invocation.log(`${invocation.path}: ${failure.stack ?? failure.error.message}`);
+  }
+  execution.warnings.push(...failure.warnings);
+  return execution.finish(failure.exitCode, failure.data, failure.error);
+}
+
+function normaliseData(data: unknown): unknown {
+  return data === undefined ? null : data;
+}
+
+function runHandler(
+  execution: Execution,
+  dryRun: boolean,
+  meta: Record<string, unknown>,
+): Promise<Settled<unknown>> {
+  const { invocation, warnings } = execution;
+  return runWithDeadline((scope) => {
+    const context: CommandContext = new HandlerContext({
+      flags: invocation.input.flags as CommandContext["flags"],
+      args: invocation.input.args as CommandContext["args"],
+      dryRun,
+      env: invocation.env,
+      log: invocation.log,
+      warn: (warning: Warning) => warnings.push(warning),
+      progress: invocation.progress,
+      meta,
+    }, scope);
+    return invocation.definition.run(context);
+  }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
+}
