@@ -23,7 +23,20 @@ const PINNED_PREFIX = "2.3.";
 const VENV_PYTHON = join(root, ".venv-interop", "bin", "python");
 
 const PROBE = "import importlib.metadata as m, mcp.client.stdio; print(m.version('mcp'))";
-const PIP_INSTALL = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", MCP_REQUIREMENT];
+// One retry and a short connect timeout: an index that cannot be reached at all (an extra index in the
+// machine's pip configuration, say) then costs seconds, not minutes of back-off per package.
+const PIP_INSTALL = [
+  "-m",
+  "pip",
+  "install",
+  "--disable-pip-version-check",
+  "--no-input",
+  "--retries",
+  "1",
+  "--timeout",
+  "15",
+  MCP_REQUIREMENT,
+];
 
 // The installed mcp version for `python`, or null when it cannot be imported.
 function mcpVersion(python) {
