@@ -86,6 +86,9 @@ export function commandLineArgv(flag: string, line: string): string[] {
  *
  * @example
  * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<typeof EXEC_FLAGS>;
  * if (ctx.flags.exec === undefined) refuseWithoutExec(ctx.flags);
  * ```
  */
@@ -108,7 +111,10 @@ export function refuseWithoutExec(flags: ExecFlagValues): void {
  *
  * @example
  * ```ts
- * const target = execTarget(exec, ctx.flags);
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<typeof EXEC_FLAGS>;
+ * const target = execTarget(ctx.flags.exec ?? "python3 cli.py", ctx.flags);
  * ```
  */
 export function execTarget(
@@ -146,6 +152,9 @@ export function execTarget(
  *
  * @example
  * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<typeof EXEC_FLAGS>; // no other flag given
  * execServeArgs("python3 cli.py", ctx.flags, "/srv/project"); // ["--exec", "python3 cli.py", "--cwd", "/srv/project"]
  * ```
  */
@@ -174,6 +183,10 @@ export interface PreparedExec {
  *
  * @example
  * ```ts
+ * import type { CommandContext, McpServeFlags } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<McpServeFlags & typeof EXEC_FLAGS>;
+ * const target = execTarget(ctx.flags.exec ?? "python3 cli.py", ctx.flags);
  * const { catalog, serverInfo, instructions } = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
  * ```
  */

@@ -43,6 +43,9 @@ export type DiffReport = {
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "toolwire", version: "0.1.0", description: "Bridge CLIs to MCP" });
  * registerMcpDiff(tool);
  * ```
  */

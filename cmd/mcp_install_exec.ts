@@ -37,6 +37,14 @@ const EXEC_INSTALL_FLAGS = {
  *
  * @example
  * ```ts
+ * import { createTool, registerMcpInstall } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({
+ *   name: "toolwire",
+ *   version: "0.1.0",
+ *   description: "Bridge CLIs to MCP",
+ *   replaceBuiltins: ["mcp.install"],
+ * });
  * registerMcpInstall(tool, withExecInstall);
  * ```
  */

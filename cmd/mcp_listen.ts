@@ -57,6 +57,9 @@ const LISTEN_FLAGS = {
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "toolwire", version: "0.1.0", description: "Bridge CLIs to MCP" });
  * registerMcpListen(tool);
  * ```
  */

@@ -38,7 +38,7 @@ export interface LiveToolsOptions {
  *
  * @example
  * ```ts
- * const tools = await listLiveTools(["notes", "mcp", "serve"], { signal: ctx.signal });
+ * const tools = await listLiveTools(["notes", "mcp", "serve"], { signal: AbortSignal.timeout(30_000) });
  * ```
  */
 export async function listLiveTools(

@@ -28,6 +28,14 @@ const SERVE_EXEC_FLAGS = {
  *
  * @example
  * ```ts
+ * import { createTool, registerMcpServe } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({
+ *   name: "toolwire",
+ *   version: "0.1.0",
+ *   description: "Bridge CLIs to MCP",
+ *   replaceBuiltins: ["mcp.serve"],
+ * });
  * registerMcpServe(tool, withExec);
  * ```
  */

@@ -45,11 +45,6 @@ const EXEC_MANIFEST_EXIT_CODES = {
 /**
  * The tools `toolwire mcp serve --exec` would serve for a CLI: its manifest read and checked exactly as the
  * server reads it, then mapped by the same code, sorted by command path.
- *
- * @example
- * ```ts
- * const tools = await execTools({ argv: ["notes"], callTimeoutMs: 0 }, false, ctx.signal);
- * ```
  */
 async function execTools(
   target: ExecTarget,
@@ -65,6 +60,9 @@ async function execTools(
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "toolwire", version: "0.1.0", description: "Bridge CLIs to MCP" });
  * registerMcpSnapshot(tool);
  * ```
  */

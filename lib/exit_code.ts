@@ -3,6 +3,8 @@
  *
  * @example
  * ```ts
+ * import { CommandError } from "@toolwire/toolwire";
+ *
  * throw new CommandError(ExitCode.NOT_FOUND, "note 42 does not exist");
  * ```
  */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The whole test suite, on both runtimes: type-check (tsc and deno check), build, then the same test files
-// under Node (tsx) and under `deno test`. Node 20 does not expand test globs, so the files are listed here.
+// The whole test suite, on both runtimes: type-check (tsc, deno check, and every documentation example),
+// build, then the same test files under Node (tsx) and under `deno test`. Node 20 does not expand test globs,
+// so the files are listed here.
 //
 //   node scripts/test.mjs            everything
 //   node scripts/test.mjs node       only the Node half (after the checks and the build)
@@ -66,6 +67,22 @@ results.push(
   ]).ok,
 );
 results.push(step("deno check", deno, ["check", "--quiet", "mod.ts", "cmd/", "examples/", "tests/"]).ok);
+// Every documentation example compiles: each @example block of the sources, each TypeScript block of the
+// docs (a directory argument finds no Markdown, so they are listed). The README's one program imports the
+// npm name, which Deno cannot resolve; tests/package runs it verbatim under Node instead.
+const docs = readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).sort();
+results.push(
+  step("deno check --doc", deno, [
+    "check",
+    "--quiet",
+    "--doc-only",
+    "mod.ts",
+    "lib/",
+    "cmd/",
+    "examples/",
+    ...docs.map((name) => join("docs", name)),
+  ]).ok,
+);
 results.push(
   step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]).ok,
 );

@@ -14,6 +14,9 @@ export const CHECK_FAILED = 80;
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "toolwire", version: "0.1.0", description: "Bridge CLIs to MCP" });
  * registerCheck(tool);
  * ```
  */

@@ -18,7 +18,14 @@ export const INVALID_FLAG = "--definitely-not-a-flag";
  *
  * @example
  * ```ts
- * checkHelp(ledger, command, await probe([...command.words, "--help"], "open"));
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // a command of the CLI's manifest
+ * const ledger = new Ledger();
+ * const run = await runChild(["notes", ...command.words, "--help"], { timeoutMs: 10_000, stdin: "open" });
+ * checkHelp(ledger, command, run);
  * ```
  */
 export function checkHelp(ledger: Ledger, command: CheckedCommand, run: ChildRun): void {
@@ -42,6 +49,14 @@ export function checkHelp(ledger: Ledger, command: CheckedCommand, run: ChildRun
  *
  * @example
  * ```ts
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // `notes lsp`
+ * const ledger = new Ledger();
+ * const argv = ["notes", "--format", "json", ...command.words, INVALID_FLAG];
+ * const run = await runChild(argv, { timeoutMs: 10_000 });
  * checkProtocolInvalidFlag(ledger, command, run);
  * ```
  */
@@ -69,6 +84,14 @@ export function checkProtocolInvalidFlag(ledger: Ledger, command: CheckedCommand
  *
  * @example
  * ```ts
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // `notes list`
+ * const ledger = new Ledger();
+ * const argv = ["notes", "--format", "json", ...command.words, INVALID_FLAG];
+ * const run = await runChild(argv, { timeoutMs: 10_000 });
  * checkOrdinaryInvalidFlag(ledger, command, run);
  * ```
  */
@@ -87,7 +110,14 @@ export function checkOrdinaryInvalidFlag(ledger: Ledger, command: CheckedCommand
  *
  * @example
  * ```ts
- * observeOrdinaryRun(ledger, command, "list --definitely-not-a-flag", run);
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // `notes list`
+ * const ledger = new Ledger();
+ * const run = await runChild(["notes", "--format", "json", "list", INVALID_FLAG], { timeoutMs: 10_000 });
+ * observeOrdinaryRun(ledger, command, `list ${INVALID_FLAG}`, run);
  * ```
  */
 export function observeOrdinaryRun(
@@ -141,6 +171,14 @@ export function observeOrdinaryRun(
  *
  * @example
  * ```ts
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // `notes lsp`
+ * const ledger = new Ledger();
+ * const argv = ["notes", "--format", "json", ...command.words, "--dry-run"];
+ * const run = await runChild(argv, { timeoutMs: 10_000 });
  * checkFrameworkFlagRefused(ledger, command, "dry-run", run);
  * ```
  */

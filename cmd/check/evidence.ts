@@ -8,6 +8,9 @@ import type { ChildRun } from "../../lib/command/run/child_run.ts";
  *
  * @example
  * ```ts
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ *
+ * const run = await runChild(["notes", "--definitely-not-a-flag"], { timeoutMs: 10_000 });
  * outcome(run); // "exit 2" or "did not exit in time"
  * ```
  */

@@ -24,6 +24,10 @@ export type MessageProblem = (value: unknown) => string | undefined;
  *
  * @example
  * ```ts
+ * import { isRecord } from "../../lib/json.ts";
+ * import { ServerSession } from "./server_session.ts";
+ *
+ * const session = new ServerSession(["dbg", "debug-adapter"], "content-length");
  * const wire = new FramedWire(session, 10_000, (value) => isRecord(value) ? undefined : "not an object");
  * await wire.send({ seq: 1, type: "request", command: "initialize" });
  * const response = await wire.until((message) => message.type === "response");

@@ -19,7 +19,12 @@ import { type CheckedCommand, commandsOf, isProtocol, show } from "./subject.ts"
  *
  * @example
  * ```ts
- * const commands = checkManifest(ledger, await probe(["--format", "json", "manifest"]));
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { Ledger } from "./criteria.ts";
+ *
+ * const ledger = new Ledger();
+ * const run = await runChild(["notes", "--format", "json", "manifest"], { timeoutMs: 10_000 });
+ * const commands = checkManifest(ledger, run);
  * ```
  */
 export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] | undefined {

@@ -93,6 +93,9 @@ function triggerArgv(value: string): string[] {
  *
  * @example
  * ```ts
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const commands: CheckedCommand[]; // from checkManifest
  * resolveTriggers(commands, [["lsp", "--config", "missing.toml"]])[0]?.command.path; // "lsp"
  * ```
  */
@@ -127,7 +130,14 @@ export function resolveTriggers(
  *
  * @example
  * ```ts
- * await checkPrepareFailure(ledger, triggers, env, probe);
+ * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { allEnv } from "../../lib/runtime/process.ts";
+ * import { Ledger } from "./criteria.ts";
+ *
+ * declare const triggers: PrepareTrigger[]; // from resolveTriggers
+ * const ledger = new Ledger();
+ * await checkPrepareFailure(ledger, triggers, {}, (argv, env) =>
+ *   runChild(["notes", ...argv], { timeoutMs: 10_000, env: { ...allEnv(), ...env } }));
  * ```
  */
 export async function checkPrepareFailure(

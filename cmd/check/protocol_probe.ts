@@ -69,6 +69,9 @@ export function framingOf(protocol: string): Framing | undefined {
  *
  * @example
  * ```ts
+ * import { ServerSession } from "./server_session.ts";
+ *
+ * const server = new ServerSession(["dbg", "debug-adapter"], "content-length");
  * const probe = probeFor("dap", server, 10_000);
  * if (probe !== undefined) console.log((await probe.open()).note);
  * ```
@@ -95,6 +98,7 @@ export function probeFor(
  *
  * @example
  * ```ts
+ * declare const probe: ProtocolProbe;
  * if (isFramed(probe)) await probe.badFraming();
  * ```
  */

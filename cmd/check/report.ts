@@ -8,6 +8,10 @@ const MARK = { pass: "PASS", fail: "FAIL", skip: "skip" } as const;
  *
  * @example
  * ```ts
+ * import { runChecks } from "./run_checks.ts";
+ *
+ * const signal = AbortSignal.timeout(300_000);
+ * const report = await runChecks(["notes"], { probeTimeoutMs: 10_000, signal });
  * console.log(renderReport(report));
  * ```
  */

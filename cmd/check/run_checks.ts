@@ -56,6 +56,7 @@ const STDERR_KEPT_BYTES = 64 * 1024;
  *
  * @example
  * ```ts
+ * const signal = AbortSignal.timeout(300_000);
  * const report = await runChecks(["python3", "tool.py"], { probeTimeoutMs: 10_000, signal });
  * report.summary.failed; // 0 when the CLI conforms
  * ```

@@ -40,6 +40,12 @@ const IDLE_WATCH_MS = 2_500;
  *
  * @example
  * ```ts
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const command: CheckedCommand; // `notes lsp`
+ * const ledger = new Ledger();
+ * const options = { probeTimeoutMs: 10_000, signal: AbortSignal.timeout(120_000) };
  * await checkServer(ledger, ["notes"], command, options);
  * ```
  */
@@ -221,6 +227,12 @@ async function afterLostFraming(
  *
  * @example
  * ```ts
+ * import { Ledger } from "./criteria.ts";
+ * import type { CheckedCommand } from "./subject.ts";
+ *
+ * declare const commands: CheckedCommand[]; // from checkManifest
+ * const ledger = new Ledger();
+ * const options = { probeTimeoutMs: 10_000, signal: AbortSignal.timeout(120_000) };
  * await checkMcpToolList(ledger, ["notes"], commands, options);
  * ```
  */

@@ -21,6 +21,7 @@ const HEAD_BYTES = 160;
  *
  * @example
  * ```ts
+ * declare const protocol: string; // the command's `protocol` in its manifest entry
  * const framing: Framing = protocol === "mcp-stdio" ? "line" : "content-length";
  * ```
  */

@@ -50,11 +50,11 @@ const SEVERITY_WARNING = 2;
  *
  * @example
  * ```ts
- * serve: async (ctx) => {
- *   const store = new NoteStore(notesHome(ctx.env));
- *   await store.read();
- *   return notesLanguageServer(store, { maxMessageBytes: ctx.flags["max-message-bytes"] });
- * },
+ * import { NoteStore } from "./store.ts";
+ *
+ * const store = new NoteStore("/tmp/notes");
+ * await store.read(); // a corrupt notes file fails here, before a client sees a server
+ * const loop = notesLanguageServer(store, { maxMessageBytes: 1 << 20 });
  * ```
  */
 export function notesLanguageServer(

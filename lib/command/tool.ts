@@ -66,6 +66,9 @@ const builtins = new Map<string, BuiltinInstaller>();
  *
  * @example
  * ```ts
+ * import type { CommandDefinition } from "@toolwire/toolwire";
+ *
+ * declare const doctorDefinition: CommandDefinition;
  * registerBuiltin("doctor", (tool) => tool.command("doctor", doctorDefinition));
  * ```
  */
@@ -82,7 +85,14 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
  * @example
  * ```ts
  * const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets people" });
- * tool.command("greet", { ...contract, run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }) });
+ * tool.command("greet", {
+ *   description: "Greet someone",
+ *   danger_level: "safe",
+ *   required_scopes: [],
+ *   flags: { name: { type: "string", description: "Who to greet", default: "world" } },
+ *   exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },
+ *   run: (ctx) => ({ greeting: `hello ${ctx.flags.name}` }),
+ * });
  * await tool.main();
  * ```
  */

@@ -14,6 +14,7 @@ export { DEFAULT_MAX_HEADER_BYTES, OVERSIZED_HEAD_BYTES } from "./limits.ts";
  *
  * @example
  * ```ts
+ * declare const frame: ContentLengthFrame;
  * if (frame.kind === "bad-header" && frame.problem === "missing-length") console.error(frame.detail);
  * ```
  */
@@ -240,8 +241,12 @@ export class ContentLengthSplitter {
  *
  * @example
  * ```ts
- * const frames = sourceReadable(processChannel()).pipeThrough(new ContentLengthFramer({ maxMessageBytes: 1 << 20 }));
- * for await (const frame of frames) if (frame.kind === "message") handle(frame.bytes);
+ * import { processChannel, sourceReadable } from "@toolwire/toolwire";
+ *
+ * const framer = new ContentLengthFramer({ maxMessageBytes: 1 << 20 });
+ * for await (const frame of sourceReadable(processChannel()).pipeThrough(framer)) {
+ *   if (frame.kind === "message") console.log(new TextDecoder().decode(frame.bytes));
+ * }
  * ```
  */
 export class ContentLengthFramer {

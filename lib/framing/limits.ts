@@ -11,7 +11,9 @@
  *
  * @example
  * ```ts
- * new LineSplitter({ maxLineBytes: DEFAULT_MAX_MESSAGE_BYTES / 4 });
+ * import { LineSplitter } from "@toolwire/toolwire";
+ *
+ * const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_MESSAGE_BYTES / 4 });
  * ```
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -21,7 +23,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
  *
  * @example
  * ```ts
- * new ContentLengthFramer({ maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES / 8 });
+ * import { ContentLengthFramer } from "@toolwire/toolwire";
+ *
+ * const framer = new ContentLengthFramer({ maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES / 8 });
  * ```
  */
 export const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
@@ -32,7 +36,10 @@ export const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
  *
  * @example
  * ```ts
- * if (frame.kind === "oversized" && frame.head.length < OVERSIZED_HEAD_BYTES) console.error("cut short");
+ * import type { ContentLengthFrame } from "@toolwire/toolwire";
+ *
+ * declare const frame: ContentLengthFrame;
+ * if (frame.kind === "oversized") console.log(frame.head.length <= OVERSIZED_HEAD_BYTES); // true
  * ```
  */
 export const OVERSIZED_HEAD_BYTES = 1024;
@@ -44,6 +51,7 @@ export const OVERSIZED_HEAD_BYTES = 1024;
  *
  * @example
  * ```ts
+ * declare const options: { maxMessageBytes?: number };
  * const max = sizeLimit("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES);
  * ```
  */

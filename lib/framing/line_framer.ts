@@ -124,8 +124,12 @@ export class LineSplitter {
  *
  * @example
  * ```ts
+ * import { processChannel, sourceReadable } from "@toolwire/toolwire";
+ *
  * const frames = sourceReadable(processChannel()).pipeThrough(new LineFramer({ maxLineBytes: 1 << 20 }));
- * for await (const frame of frames) if (frame.kind === "line") handle(frame.bytes);
+ * for await (const frame of frames) {
+ *   if (frame.kind === "line") console.log(new TextDecoder().decode(frame.bytes));
+ * }
  * ```
  */
 export class LineFramer {

@@ -10,6 +10,8 @@
  *
  * @example
  * ```ts
+ * import { type LineFrame, LineSplitter } from "@toolwire/toolwire";
+ *
  * const splitter: Splitter<LineFrame> = new LineSplitter();
  * ```
  */
@@ -28,6 +30,8 @@ export interface Splitter<F> {
  *
  * @example
  * ```ts
+ * import { LineSplitter } from "@toolwire/toolwire";
+ *
  * const { readable, writable } = splitterStreams(new LineSplitter({ maxLineBytes: 1 << 20 }));
  * ```
  */

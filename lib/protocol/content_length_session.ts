@@ -16,8 +16,15 @@ import { sourceReadable } from "../runtime/byte_channel.ts";
  *
  * @example
  * ```ts
+ * import { encodeContentLength, type ProtocolIO } from "@toolwire/toolwire";
+ *
+ * declare const io: ProtocolIO;
  * const session = new ContentLengthSession(io, { maxMessageBytes: 1 << 20 });
- * for (let frame = await session.next(); frame; frame = await session.next()) await handle(frame);
+ * // An echo server: each whole message goes back as it came.
+ * for (let frame = await session.next(); frame; frame = await session.next()) {
+ *   if (frame.kind !== "message") continue;
+ *   await session.send(encodeContentLength(new TextDecoder().decode(frame.bytes)));
+ * }
  * await session.close();
  * ```
  */

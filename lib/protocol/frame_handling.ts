@@ -17,6 +17,7 @@ import { framingFailure } from "./session_end.ts";
  *
  * @example
  * ```ts
+ * declare const method: string;
  * const outcome: FrameOutcome = method === "exit" ? { end: undefined } : undefined;
  * ```
  */
@@ -29,6 +30,10 @@ export type FrameOutcome = { end: ProtocolFailure | undefined } | undefined;
  *
  * @example
  * ```ts
+ * declare function dispatch(bytes: Uint8Array): Promise<FrameOutcome>;
+ * declare function idIn(head: Uint8Array): number | null;
+ * declare function reply(id: number | null, code: number, message: string): Promise<void>;
+ *
  * const answers: FrameAnswers = {
  *   name: "lsp",
  *   message: (bytes) => dispatch(bytes),
@@ -58,8 +63,12 @@ export interface FrameAnswers {
  *
  * @example
  * ```ts
+ * import type { ProtocolIO } from "@toolwire/toolwire";
+ *
+ * declare const io: ProtocolIO;
+ * declare const answers: FrameAnswers;
  * const loop = new FrameLoop<number, string>(io, { maxInFlight: 16 });
- * return await loop.run({ name: "dap", message, oversized, framingLost });
+ * const end = await loop.run(answers);
  * ```
  */
 export class FrameLoop<K, T> {
@@ -142,6 +151,10 @@ async function handleFrame(
  *
  * @example
  * ```ts
+ * import { encodeContentLength, errorResponse, resultResponse } from "@toolwire/toolwire";
+ *
+ * const id = 7;
+ * const result = { size: 10n }; // JSON cannot hold a BigInt
  * const bytes = frameResponse(encodeContentLength, resultResponse(id, result), (reason) =>
  *   errorResponse(id, { code: -32603, message: `Internal error: the result ${reason}` }));
  * ```

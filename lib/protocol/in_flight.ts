@@ -10,6 +10,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  *
  * @example
  * ```ts
+ * declare function threads(signal: AbortSignal): Promise<object>;
+ * declare function respond(id: number, body: object): Promise<void>;
+ *
  * const inFlight = new InFlight<number, string>(64);
  * await inFlight.room();
  * inFlight.start(7, "threads", async (signal) => {

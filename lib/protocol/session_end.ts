@@ -8,7 +8,10 @@ import { ExitCode } from "../exit_code.ts";
  *
  * @example
  * ```ts
- * if (envelope.error.code === ProtocolEndCode.FRAMING_ERROR) console.error("the client sent a bad header");
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
+ * if (envelope.error?.code === ProtocolEndCode.FRAMING_ERROR) console.error("the client sent a bad header");
  * ```
  */
 export const ProtocolEndCode = {
@@ -23,7 +26,8 @@ export const ProtocolEndCode = {
  *
  * @example
  * ```ts
- * if (frame.kind === "bad-header") return framingFailure(frame.detail);
+ * const end = framingFailure("a header block without Content-Length");
+ * end.code; // "PROTOCOL_FRAMING_ERROR"
  * ```
  */
 export function framingFailure(detail: string): ProtocolFailure {

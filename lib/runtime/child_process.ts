@@ -187,6 +187,8 @@ function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
  *
  * @example
  * ```ts
+ * import { exitProcess } from "./process.ts";
+ *
  * killAllChildren();
  * exitProcess(0);
  * ```

@@ -60,6 +60,7 @@ export async function realFilePath(path: string): Promise<string> {
  *
  * @example
  * ```ts
+ * const config = "/home/ada/.claude.json";
  * if (!(await copyFileExclusive(config, `${config}.bak`))) console.error("a backup is already there");
  * ```
  */
@@ -136,7 +137,7 @@ export interface LockDirectoryOptions {
  * @example
  * ```ts
  * try {
- *   await withLockDirectory(path, update);
+ *   await withLockDirectory("/home/ada/.claude.json", async () => {}, { waitMs: 1_000 });
  * } catch (error) {
  *   if (error instanceof LockDirectoryTimeout) console.error(`busy: ${error.lockPath}`);
  * }

@@ -42,6 +42,9 @@ export interface FileLockSignal {
  *
  * @example
  * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext;
  * const options: FileLockOptions = { signal: ctx.signal, timeoutMs: 10_000 };
  * ```
  */
@@ -65,8 +68,11 @@ export interface FileLockOptions {
  *
  * @example
  * ```ts
- * await withFileLock(lockPath, async ({ recovered }) => {
- *   if (recovered) await removeTemporaryFiles();
+ * import { rm } from "node:fs/promises";
+ *
+ * await withFileLock("/tmp/app/state.lock", async ({ recovered }) => {
+ *   // the holder that died may have left its temporary file behind
+ *   if (recovered) await rm("/tmp/app/state.json.tmp", { force: true });
  * });
  * ```
  */
@@ -121,6 +127,7 @@ export class FileLockTimeoutError extends Error {
  *
  * @example
  * ```ts
+ * import { readFile, writeFile } from "node:fs/promises";
  * import { withFileLock } from "@toolwire/toolwire";
  *
  * // Read-modify-write of a shared file by many processes: no update is lost.

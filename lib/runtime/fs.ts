@@ -223,6 +223,8 @@ export async function fileStamp(path: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
+ * import { getEnv } from "./process.ts";
+ *
  * const python = await findProgram("python3", getEnv("PATH") ?? "", ".");
  * ```
  */

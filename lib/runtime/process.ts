@@ -110,6 +110,8 @@ export function currentDir(): string {
  *
  * @example
  * ```ts
+ * import { ExitCode } from "@toolwire/toolwire";
+ *
  * exitProcess(ExitCode.SUCCESS);
  * ```
  */
@@ -130,6 +132,7 @@ export const SIGNAL_NUMBERS: Readonly<Record<HandledSignal, number>> = { SIGHUP:
  *
  * @example
  * ```ts
+ * const controller = new AbortController();
  * const off = onSignal("SIGTERM", () => controller.abort());
  * off();
  * ```

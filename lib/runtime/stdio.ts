@@ -41,6 +41,9 @@ function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): St
  *
  * @example
  * ```ts
+ * import { connect } from "node:net";
+ *
+ * const socket = connect({ host: "127.0.0.1", port: 7000 });
  * await nodeWrite(socket)("hello\n");
  * ```
  */
@@ -99,8 +102,10 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
  *
  * @example
  * ```ts
- * const read = nodeStreamReader(socket);
- * for (let chunk = await read(); chunk !== null; chunk = await read()) handle(chunk);
+ * import { connect } from "node:net";
+ *
+ * const read = nodeStreamReader(connect({ host: "127.0.0.1", port: 7000 }));
+ * for (let chunk = await read(); chunk !== null; chunk = await read()) console.log(chunk.length);
  * ```
  */
 export function nodeStreamReader(

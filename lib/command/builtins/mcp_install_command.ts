@@ -16,10 +16,15 @@ export type McpInstallDefinition = CommandDefinition<McpInstallFlags> & { flags:
  *
  * @example
  * ```ts
+ * import { type CommandDefinition, createTool } from "@toolwire/toolwire";
+ *
+ * const PROFILE_FLAG = { profile: { type: "string", description: "Profile to serve" } } as const;
+ * type HubInstall = CommandDefinition<McpInstallFlags & typeof PROFILE_FLAG>;
+ *
  * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.install"] });
- * registerMcpInstall(tool, (builtin) => ({
+ * registerMcpInstall(tool, (builtin): HubInstall => ({
  *   ...builtin,
- *   flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile to serve" } },
+ *   flags: { ...builtin.flags, ...PROFILE_FLAG },
  *   run: (ctx) =>
  *     ctx.flags.profile === undefined ? builtin.run(ctx) : installMcpServer(ctx, {
  *       serveArgs: ["mcp", "serve", "--profile", ctx.flags.profile],

@@ -48,10 +48,15 @@ export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { fl
  *
  * @example
  * ```ts
+ * import { createTool, type ProtocolCommandDefinition } from "@toolwire/toolwire";
+ *
+ * const PROFILE_FLAG = { profile: { type: "string", description: "Configuration profile" } } as const;
+ * type HubServe = ProtocolCommandDefinition<McpServeFlags & typeof PROFILE_FLAG>;
+ *
  * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.serve"] });
- * registerMcpServe(tool, (builtin) => ({
+ * registerMcpServe(tool, (builtin): HubServe => ({
  *   ...builtin,
- *   flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile" } },
+ *   flags: { ...builtin.flags, ...PROFILE_FLAG },
  *   serve: (ctx) => builtin.serve(ctx),
  * }));
  * ```
@@ -71,6 +76,9 @@ export function registerMcpServe<const F extends Record<string, FlagSpec>>(
  *
  * @example
  * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<McpServeFlags>;
  * const { maxMessageBytes, maxInFlight } = mcpServeLimits(ctx.flags);
  * ```
  */

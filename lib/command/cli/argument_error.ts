@@ -8,6 +8,8 @@ import type { InputIssue } from "./input_values.ts";
  *
  * @example
  * ```ts
+ * import { monotonicMs } from "../../runtime/process.ts";
+ *
  * argumentErrorEnvelope([{ field: "--limit", message: "--limit expects an integer, got 'x'" }], monotonicMs());
  * ```
  */

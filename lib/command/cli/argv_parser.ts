@@ -42,7 +42,10 @@ const NEGATIVE_NUMBER = /^-\d/;
  *
  * @example
  * ```ts
- * const parsed = parseArgv(["--format", "json", "add", "--title", "x"], commands);
+ * import type { Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool; // with an `add` command that takes --title
+ * const parsed = parseArgv(["--format", "json", "add", "--title", "x"], tool.registry.commandLookup());
  * parsed.path; // "add"
  * parsed.given.get("title"); // "x"
  * ```

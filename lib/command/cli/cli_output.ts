@@ -54,6 +54,9 @@ export class CliOutput {
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
  * envelopeJson(envelope).text; // '{"ok":true,"data":...}'
  * ```
  */
@@ -83,6 +86,9 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
  * const shown = serialisableEnvelope(envelope); // envelope itself when it serialises
  * ```
  */

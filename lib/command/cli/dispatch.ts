@@ -43,6 +43,10 @@ export interface DispatchTool {
  *
  * @example
  * ```ts
+ * import type { Tool } from "@toolwire/toolwire";
+ * import { CliOutput } from "./cli_output.ts";
+ *
+ * declare const tool: Tool;
  * const code = await dispatch(tool, ["add", "--title", "x"], new CliOutput());
  * ```
  */

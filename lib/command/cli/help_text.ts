@@ -16,7 +16,11 @@ export interface HelpTool {
  *
  * @example
  * ```ts
- * console.log(commandHelp(tool, "add", entry));
+ * import type { Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool;
+ * const entry = tool.registry.entryOf("add");
+ * if (entry) console.log(commandHelp(tool, "add", entry));
  * ```
  */
 export function commandHelp(
@@ -89,7 +93,10 @@ export function commandHelp(
  *
  * @example
  * ```ts
- * console.log(toolHelp(tool, entries));
+ * import type { Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool;
+ * console.log(toolHelp(tool, Object.entries(tool.registry.entries())));
  * ```
  */
 export function toolHelp(

@@ -30,7 +30,7 @@ const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  *
  * @example
  * ```ts
- * coerceText("--limit", { type: "integer", description: "" }, "5"); // { value: 5 }
+ * coerceText("--limit", { type: "integer" }, "5"); // { value: 5 }
  * ```
  */
 export function coerceText(
@@ -67,7 +67,7 @@ export function coerceText(
  *
  * @example
  * ```ts
- * coerceJson("limit", { type: "integer", description: "" }, 5); // { value: 5 }
+ * coerceJson("limit", { type: "integer" }, 5); // { value: 5 }
  * ```
  */
 export function coerceJson(
@@ -200,7 +200,9 @@ function serialisedInObject(value: unknown): boolean {
  *
  * @example
  * ```ts
- * const flags = completeFlags(specs, given, issues, (name) => `--${name}`);
+ * const issues: InputIssue[] = [];
+ * const specs = { limit: { type: "integer", description: "How many", default: 10 } } as const;
+ * const flags = completeFlags(specs, new Map(), issues, (name) => `--${name}`); // { limit: 10 }
  * ```
  */
 export function completeFlags(
@@ -235,6 +237,7 @@ const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze(Object.cre
  *
  * @example
  * ```ts
+ * const issues: InputIssue[] = [];
  * const args = completePositionals([{ name: "id", description: "", type: "integer" }], ["7"], issues, "text");
  * ```
  */

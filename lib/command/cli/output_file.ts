@@ -74,6 +74,11 @@ async function targetProblem(file: string): Promise<string | undefined> {
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ * import { monotonicMs } from "../../runtime/process.ts";
+ *
+ * const startedAt = monotonicMs();
+ * declare let envelope: ResponseEnvelope; // the command's successful envelope
  * envelope = await writeOutputFile("/tmp/report.json", envelope, startedAt);
  * envelope.data; // { output: "/tmp/report.json", bytes: 1234 }
  * ```

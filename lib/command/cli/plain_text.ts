@@ -146,6 +146,9 @@ function indent(line: string): string {
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope; // an ARG_ERROR envelope
  * renderPlainError("notes", envelope); // "notes: error: --limit expects an integer, got 'x'"
  * ```
  */

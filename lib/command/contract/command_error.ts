@@ -24,6 +24,8 @@ export interface CommandErrorOptions {
  *
  * @example
  * ```ts
+ * import { ExitCode } from "@toolwire/toolwire";
+ *
  * throw new CommandError(ExitCode.NOT_FOUND, "note 42 does not exist", {
  *   suggestion: "run `notes list` to see the ids",
  * });
@@ -48,7 +50,21 @@ export class CommandError extends Error {
  *
  * @example
  * ```ts
- * try { tool.command("x", badEntry); } catch (e) { if (e instanceof RegistrationError) console.error(e.field); }
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep notes" });
+ * try {
+ *   // no description, and no exit code 0: refused at the first broken rule
+ *   tool.command("list", {
+ *     description: "",
+ *     danger_level: "safe",
+ *     required_scopes: [],
+ *     exit_codes: {},
+ *     run: () => [],
+ *   });
+ * } catch (error) {
+ *   if (error instanceof RegistrationError) console.error(error.field); // "description"
+ * }
  * ```
  */
 export class RegistrationError extends Error {

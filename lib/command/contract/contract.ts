@@ -182,10 +182,10 @@ export interface ProgressUpdate {
  *
  * @example
  * ```ts
- * run: async (ctx) => {
+ * const run = async (ctx: CommandContext) => {
  *   ctx.log(`adding ${ctx.flags.title}`);
  *   return { effect: "created", id: 1 };
- * }
+ * };
  * ```
  */
 export interface CommandContext<
@@ -223,6 +223,9 @@ export type PlainRenderer = (data: unknown) => string;
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "hello", version: "1.0.0", description: "Greets people" });
  * tool.command("greet", {
  *   description: "Say hello",
  *   danger_level: "safe",
@@ -254,11 +257,20 @@ export interface CommandDefinition<
  *
  * @example
  * ```ts
+ * import { createTool, type LspHandlers, serveLsp } from "@toolwire/toolwire";
+ *
+ * declare const handlers: LspHandlers;
+ * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep notes" });
  * tool.command("lsp", {
  *   description: "Serve the Language Server Protocol over stdio",
- *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "lsp",
- *   exit_codes: { "0": { name: "SUCCESS", description: "Clean shutdown", retryable: false, side_effects: "none" } },
- *   serve: async (ctx) => (io) => serveLsp(io, handlers),
+ *   danger_level: "safe",
+ *   required_scopes: [],
+ *   stdout: "protocol",
+ *   protocol: "lsp",
+ *   exit_codes: {
+ *     "0": { name: "SUCCESS", description: "Clean shutdown", retryable: false, side_effects: "none" },
+ *   },
+ *   serve: async () => (io) => serveLsp(io, handlers),
  * });
  * ```
  */

@@ -55,6 +55,8 @@ export interface ResponseEnvelope<T = unknown> {
  *
  * @example
  * ```ts
+ * import { monotonicMs } from "../../runtime/process.ts";
+ *
  * const env = makeEnvelope({ exitCode: 0, data: { id: 1 }, startedAt: monotonicMs() });
  * ```
  */

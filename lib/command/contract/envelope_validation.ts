@@ -64,6 +64,7 @@ function errorProblems(error: unknown): string[] {
  *
  * @example
  * ```ts
+ * declare const lastLine: string; // the last line a command printed
  * const read = readEnvelope(lastLine);
  * if ("envelope" in read) console.log(read.envelope.meta.exit_code);
  * else console.error(read.problems.join("; "));

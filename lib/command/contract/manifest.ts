@@ -53,8 +53,11 @@ export interface Manifest {
  *
  * @example
  * ```ts
+ * import type { CommandDefinition } from "@toolwire/toolwire";
+ *
+ * declare const definition: CommandDefinition;
  * const entry = manifestEntry(definition);
- * entry.exit_codes["2"].name; // "ARG_ERROR"
+ * entry.exit_codes["2"]?.name; // "ARG_ERROR"
  * ```
  */
 export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
@@ -110,6 +113,7 @@ function sortedByCode(table: ExitCodeTable): ExitCodeTable {
  *
  * @example
  * ```ts
+ * declare const entries: ReadonlyMap<string, CommandEntry>;
  * const manifest = await assembleManifest("0.1.0", entries);
  * manifest.etag; // "sha256:…"
  * ```

@@ -25,6 +25,9 @@ const TOP_LEVEL_FIELDS = new Set(["schema_version", "framework_version", "etag",
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope; // what `tool manifest` printed
  * const issues = validateManifest(envelope.data);
  * if (issues.length > 0) console.error(issues.map((issue) => issue.message).join("\n"));
  * ```

@@ -69,6 +69,9 @@ const CONTRACT_CHECKS: readonly Check[] = [
  *
  * @example
  * ```ts
+ * import type { CommandDefinition } from "@toolwire/toolwire";
+ *
+ * declare const definition: CommandDefinition;
  * validateDefinition("notes.add", definition); // throws on a bad declaration
  * ```
  */
@@ -89,6 +92,9 @@ export function validateDefinition(path: string, definition: AnyCommandDefinitio
  *
  * @example
  * ```ts
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ *
+ * declare const entry: CommandEntry;
  * manifestEntryIssues("release.approve", { ...entry, mcp: true })[0]?.field; // "mcp"
  * ```
  */

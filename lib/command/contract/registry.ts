@@ -40,6 +40,9 @@ export function mostSevere(levels: Iterable<DangerLevel>): DangerLevel {
  *
  * @example
  * ```ts
+ * import type { CommandDefinition } from "@toolwire/toolwire";
+ *
+ * declare const definition: CommandDefinition; // danger_level: "mutating"
  * const registry = new CommandRegistry();
  * registry.register("notes.add", definition);
  * registry.get("notes.add")?.entry.danger_level; // "mutating"

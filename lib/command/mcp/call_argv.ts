@@ -16,7 +16,17 @@ export type CallLine = Pick<
  *
  * @example
  * ```ts
- * callArgv(["notes"], { path: "add", entry, given: new Map([["title", "x"], ["tag", ["a", "b"]]]), args: {}, dryRun: false, confirmed: false });
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ *
+ * declare const entry: CommandEntry; // `notes add`, which takes --title and --tag
+ * callArgv(["notes"], {
+ *   path: "add",
+ *   entry,
+ *   given: new Map<string, unknown>([["title", "x"], ["tag", ["a", "b"]]]),
+ *   args: {},
+ *   dryRun: false,
+ *   confirmed: false,
+ * });
  * // ["notes", "--format", "json", "add", "--title=x", "--tag=a", "--tag=b"]
  * ```
  */

@@ -23,8 +23,11 @@ export interface ServedTool {
  *
  * @example
  * ```ts
+ * import { processChannel, serveMcp, type Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool;
  * const catalog = commandCatalog(tool, await tool.manifest(), { readOnly: false });
- * await serveMcp(io, { serverInfo, catalog });
+ * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "tool", version: "1.0.0" }, catalog });
  * ```
  */
 export function commandCatalog(

@@ -10,6 +10,9 @@ import type { ResponseEnvelope } from "../contract/envelope.ts";
  *
  * @example
  * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
  * envelopeResult(envelope).isError; // false when envelope.ok
  * ```
  */

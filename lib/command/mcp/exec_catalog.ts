@@ -41,8 +41,11 @@ export interface ExecTarget {
  *
  * @example
  * ```ts
+ * import { type Manifest, processChannel, serveMcp } from "@toolwire/toolwire";
+ *
+ * declare const manifest: Manifest; // what `python3 tool.py --format json manifest` printed
  * const catalog = execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });
- * await serveMcp(io, { serverInfo, catalog });
+ * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "tool", version: "1.0.0" }, catalog });
  * ```
  */
 export function execCatalog(

@@ -22,7 +22,8 @@ export interface ExecIdentity {
  *
  * @example
  * ```ts
- * const identity = await loadExecIdentity({ argv: ["notes"], callTimeoutMs: 60_000 }, ctx.signal);
+ * const target = { argv: ["notes"], callTimeoutMs: 60_000 };
+ * const identity = await loadExecIdentity(target, AbortSignal.timeout(10_000));
  * identity?.name; // "notes"
  * ```
  */

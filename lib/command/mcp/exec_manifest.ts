@@ -18,7 +18,8 @@ import type { ExecTarget } from "./exec_catalog.ts";
  *
  * @example
  * ```ts
- * const manifest = await loadExecManifest({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, ctx.signal);
+ * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };
+ * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000));
  * ```
  */
 export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<Manifest> {
@@ -33,8 +34,10 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
  *
  * @example
  * ```ts
- * const changed = await reloadExecManifest(target, manifest.etag, signal);
- * if (changed !== undefined) serve(changed);
+ * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };
+ * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000));
+ * const changed = await reloadExecManifest(target, manifest.etag, AbortSignal.timeout(10_000));
+ * if (changed !== undefined) console.error(`the CLI changed: ${changed.etag}`);
  * ```
  */
 export async function reloadExecManifest(

@@ -33,8 +33,16 @@ export interface LiveExecOptions {
  *
  * @example
  * ```ts
- * const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: false }, { intervalMs: 2_000, log });
- * await serveMcp(io, { serverInfo, catalog });
+ * import { processChannel, serveMcp } from "@toolwire/toolwire";
+ * import { loadExecManifest } from "./exec_manifest.ts";
+ *
+ * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };
+ * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000));
+ * const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: false }, {
+ *   intervalMs: 2_000,
+ *   log: (message) => console.error(message),
+ * });
+ * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "tool", version: "1.0.0" }, catalog });
  * ```
  */
 export class LiveExecCatalog implements ToolCatalog {

@@ -83,8 +83,12 @@ const CONFIRM_KEY = "confirm";
  *
  * @example
  * ```ts
+ * import { type Manifest, processChannel, type ResponseEnvelope, serveMcp } from "@toolwire/toolwire";
+ *
+ * declare const manifest: Manifest;
+ * declare function runIt(call: ValidatedCall): Promise<ResponseEnvelope>;
  * const catalog = new ManifestCatalog(manifest.commands, { readOnly: false }, (call) => runIt(call));
- * await serveMcp(io, { serverInfo, catalog });
+ * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "tool", version: "1.0.0" }, catalog });
  * ```
  */
 export class ManifestCatalog implements ToolCatalog {

@@ -64,6 +64,7 @@ const ANNOTATION_DEFAULTS: Readonly<Record<string, boolean>> = {
  *
  * @example
  * ```ts
+ * declare const drift: ToolDrift;
  * if (hasDrift(drift)) process.exitCode = 80;
  * ```
  */
@@ -81,6 +82,10 @@ export function hasDrift(drift: ToolDrift): boolean {
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ *
+ * declare const manifest: Manifest;
+ * declare const snapshot: { tools: ListedTool[] }; // from `toolwire mcp snapshot`
  * const drift = diffTools(manifest.commands, { readOnly: false }, snapshot.tools);
  * drift.changed[0]?.fields; // ["inputSchema"]
  * ```
@@ -214,7 +219,9 @@ function decodePointerToken(token: string): string {
  *
  * @example
  * ```ts
- * const read = readToolList(JSON.parse(text));
+ * import { readFile } from "node:fs/promises";
+ *
+ * const read = readToolList(JSON.parse(await readFile("tools.json", "utf8")));
  * if ("problem" in read) throw new Error(read.problem);
  * read.tools.length; // 5
  * ```

@@ -53,6 +53,9 @@ export interface ServeFilter {
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ *
+ * declare const manifest: Manifest; // the notes example's
  * servedCommands(manifest.commands, { readOnly: true }).map(([path]) => path); // ["list", "manifest", "show"]
  * ```
  */
@@ -86,7 +89,10 @@ const DESTRUCTIVE_NOTE =
  *
  * @example
  * ```ts
- * const tool = mcpTool("add", manifest.commands.add);
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ *
+ * declare const entry: CommandEntry; // a mutating `add`
+ * const tool = mcpTool("add", entry);
  * tool.annotations?.destructiveHint; // false
  * ```
  */
@@ -226,6 +232,9 @@ export interface ToolArguments {
  *
  * @example
  * ```ts
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ *
+ * declare const entry: CommandEntry; // `add`, which takes --title and --tag
  * const parsed = new ToolArgumentParser(entry).parse({ title: "x", tag: ["a"] });
  * parsed.flags.get("title"); // "x"
  * ```

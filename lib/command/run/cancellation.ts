@@ -7,6 +7,7 @@ import { ExitCode } from "../../exit_code.ts";
  *
  * @example
  * ```ts
+ * const controller = new AbortController();
  * controller.abort(new Cancellation("SIGTERM"));
  * ```
  */

@@ -43,7 +43,16 @@ export class WorkScope {
  *
  * @example
  * ```ts
- * const context = new HandlerContext({ flags, args, dryRun: false, env, log, warn, progress, meta: {} }, scope);
+ * const context = new HandlerContext({
+ *   flags: {},
+ *   args: {},
+ *   dryRun: false,
+ *   env: () => undefined,
+ *   log: (message) => console.error(message),
+ *   warn: () => {},
+ *   progress: () => {},
+ *   meta: {},
+ * }, new WorkScope());
  * context.signal; // built now
  * ```
  */
@@ -88,7 +97,10 @@ export class HandlerContext implements CommandContext {
  *
  * @example
  * ```ts
- * const settled = await runWithDeadline((scope) => fetchAll(scope.signal), { timeoutMs: 60_000 });
+ * const settled = await runWithDeadline(
+ *   (scope) => fetch("https://example.com/", { signal: scope.signal }),
+ *   { timeoutMs: 60_000 },
+ * );
  * if (settled.kind === "timeout") console.error("too slow");
  * ```
  */

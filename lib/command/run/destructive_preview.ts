@@ -37,7 +37,14 @@ export interface DestructivePreview {
  *
  * @example
  * ```ts
- * const { envelope, previewed } = await previewDestructive("notes.remove", () => runIt({ dryRun: true }), { startedAt });
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ * import { monotonicMs } from "../../runtime/process.ts";
+ *
+ * declare function runIt(options: { dryRun: boolean }): Promise<ResponseEnvelope>;
+ * const startedAt = monotonicMs();
+ * const { envelope, previewed } = await previewDestructive("notes.remove", () => runIt({ dryRun: true }), {
+ *   startedAt,
+ * });
  * envelope.error?.code; // "CONFIRMATION_REQUIRED" when previewed
  * ```
  */

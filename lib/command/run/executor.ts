@@ -51,8 +51,21 @@ type Outcome = Settled<unknown>;
  *
  * @example
  * ```ts
- * const envelope = await executeCommand({ path: "add", definition, exitCodes, input, timeoutMs: 60_000, ... });
- * envelope.meta.exit_code; // 0
+ * import type { CommandDefinition, ExitCodeTable } from "@toolwire/toolwire";
+ *
+ * declare const definition: CommandDefinition;
+ * declare const exitCodes: ExitCodeTable; // declared plus framework codes
+ * const envelope = await executeCommand({
+ *   path: "add",
+ *   definition,
+ *   exitCodes,
+ *   input: { flags: { title: "milk" }, args: {} },
+ *   timeoutMs: 60_000,
+ *   env: () => undefined,
+ *   log: (message) => console.error(message),
+ *   progress: () => {},
+ * });
+ * envelope.meta.exit_code; // 0 when the handler returned
  * ```
  */
 export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
@@ -269,6 +282,9 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
  *
  * @example
  * ```ts
+ * import type { ExitCodeTable } from "@toolwire/toolwire";
+ *
+ * declare const exitCodes: ExitCodeTable;
  * timeoutError(exitCodes, "add exceeded its time limit of 5 s").code; // "TIMEOUT"
  * ```
  */
@@ -288,6 +304,8 @@ export function timeoutError(exitCodes: ExitCodeTable, message: string, suggesti
  *
  * @example
  * ```ts
+ * import { Cancellation } from "@toolwire/toolwire";
+ *
  * cancelledError(new Cancellation("SIGTERM")).context; // { signal: "SIGTERM" }
  * ```
  */

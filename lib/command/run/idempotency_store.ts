@@ -93,6 +93,7 @@ export function idempotencyKeyIssue(key: string | undefined, label: string): Inp
  * @example
  * ```ts
  * const store = new IdempotencyStore("/tmp/notes/.idempotency", { lifetimeSeconds: 3600 });
+ * const fingerprint = await callFingerprint("add", { flags: { title: "x" }, args: {} });
  * await store.withKey("k1", async (slot) => {
  *   if (slot.state.kind !== "free") return;
  *   await slot.reserve(fingerprint, "add");

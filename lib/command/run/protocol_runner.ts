@@ -49,6 +49,7 @@ export interface ProtocolRun {
  *
  * @example
  * ```ts
+ * declare const run: ProtocolRun;
  * const code = await runProtocolCommand(run);
  * ```
  */

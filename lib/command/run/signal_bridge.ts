@@ -11,6 +11,9 @@ const HANDLED: readonly HandledSignal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
  *
  * @example
  * ```ts
+ * import { executeCommand, type Invocation } from "./executor.ts";
+ *
+ * declare const invocation: Invocation;
  * const { signal, dispose } = bridgeSignals();
  * const envelope = await executeCommand({ ...invocation, signal });
  * dispose();

@@ -88,7 +88,14 @@ export interface ThrownIn {
  *
  * @example
  * ```ts
- * const failure = failureOf(new CommandError(12, "busy"), { path: "add", exitCodes, unexpected: "unexpected error" });
+ * import { CommandError, type ExitCodeTable } from "@toolwire/toolwire";
+ *
+ * declare const exitCodes: ExitCodeTable; // the exit codes of "add"
+ * const failure = failureOf(new CommandError(12, "busy"), {
+ *   path: "add",
+ *   exitCodes,
+ *   unexpected: "unexpected error",
+ * });
  * failure.exitCode; // 1 when "add" does not declare 12
  * failure.warnings[0]?.code; // "UNDECLARED_EXIT_CODE"
  * ```
@@ -131,6 +138,9 @@ export function failureOf(thrown: unknown, where: ThrownIn): Failure {
  *
  * @example
  * ```ts
+ * import type { ExitCodeTable, Warning } from "@toolwire/toolwire";
+ *
+ * declare const exitCodes: ExitCodeTable; // the exit codes of "add"
  * const warnings: Warning[] = [];
  * failureExitCode(12, { path: "add", exitCodes }, warnings); // 1 when "add" does not declare 12
  * ```

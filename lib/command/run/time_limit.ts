@@ -60,6 +60,8 @@ export type LongTimeout = ReturnType<typeof setTimeout> | ChainedTimeout;
  *
  * @example
  * ```ts
+ * const controller = new AbortController();
+ * const seconds = 30 * 86_400; // longer than one setTimeout can wait
  * const timer = setLongTimeout(() => controller.abort(), limitMs(seconds));
  * clearLongTimeout(timer);
  * ```
@@ -73,6 +75,7 @@ export function setLongTimeout(callback: () => void, ms: number): LongTimeout {
  *
  * @example
  * ```ts
+ * const timer = setLongTimeout(() => console.log("never"), 1_000);
  * clearLongTimeout(timer);
  * ```
  */

@@ -90,7 +90,11 @@ export interface DapHandlers {
  *
  * @example
  * ```ts
- * serveDap(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
+ * import type { ProtocolIO } from "@toolwire/toolwire";
+ *
+ * declare const io: ProtocolIO;
+ * declare const handlers: DapHandlers;
+ * await serveDap(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
  * ```
  */
 export interface DapOptions extends ContentLengthFramerOptions {
@@ -106,10 +110,24 @@ export interface DapOptions extends ContentLengthFramerOptions {
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * declare const handlers: DapHandlers;
+ * const tool = createTool({ name: "dbg", version: "1.0.0", description: "A debugger" });
  * tool.command("debug-adapter", {
  *   description: "Serve the Debug Adapter Protocol over stdio",
- *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "dap",
- *   exit_codes: { "0": { name: "SUCCESS", description: "disconnect, or stdin closed", retryable: false, side_effects: "none" } },
+ *   danger_level: "safe",
+ *   required_scopes: [],
+ *   stdout: "protocol",
+ *   protocol: "dap",
+ *   exit_codes: {
+ *     "0": {
+ *       name: "SUCCESS",
+ *       description: "disconnect, or stdin closed",
+ *       retryable: false,
+ *       side_effects: "none",
+ *     },
+ *   },
  *   serve: () => (io) => serveDap(io, handlers),
  * });
  * ```

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { RpcErrorCode } from "@toolwire/toolwire";
+ *
  * throw new LspResponseError(RpcErrorCode.INVALID_PARAMS, "position is outside the document");
  * ```
  */

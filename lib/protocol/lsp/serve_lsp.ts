@@ -46,6 +46,8 @@ import { LspResponseError } from "./lsp_response_error.ts";
  *
  * @example
  * ```ts
+ * declare function lookUp(params: unknown, signal: AbortSignal): Promise<{ contents: string }>;
+ *
  * const hover: LspRequestHandler = async (params, { signal, log }) => {
  *   log("hover requested");
  *   return await lookUp(params, signal);
@@ -112,10 +114,11 @@ export interface LspInitializeResult {
  *
  * @example
  * ```ts
+ * const opened: unknown[] = [];
  * const handlers: LspHandlers = {
  *   initialize: () => ({ capabilities: { hoverProvider: true } }),
  *   requests: { "textDocument/hover": () => ({ contents: "hello" }) },
- *   notifications: { "textDocument/didOpen": (params) => open(params) },
+ *   notifications: { "textDocument/didOpen": (params) => void opened.push(params) },
  * };
  * ```
  */
@@ -135,7 +138,11 @@ export interface LspHandlers {
  *
  * @example
  * ```ts
- * serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
+ * import type { ProtocolIO } from "@toolwire/toolwire";
+ *
+ * declare const io: ProtocolIO;
+ * declare const handlers: LspHandlers;
+ * await serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
  * ```
  */
 export interface LspOptions extends ContentLengthFramerOptions {
@@ -151,11 +158,23 @@ export interface LspOptions extends ContentLengthFramerOptions {
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * declare const handlers: LspHandlers;
+ * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep notes" });
  * tool.command("lsp", {
  *   description: "Serve the Language Server Protocol over stdio",
- *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "lsp",
+ *   danger_level: "safe",
+ *   required_scopes: [],
+ *   stdout: "protocol",
+ *   protocol: "lsp",
  *   exit_codes: {
- *     "0": { name: "SUCCESS", description: "shutdown then exit, or stdin closed", retryable: false, side_effects: "none" },
+ *     "0": {
+ *       name: "SUCCESS",
+ *       description: "shutdown then exit, or stdin closed",
+ *       retryable: false,
+ *       side_effects: "none",
+ *     },
  *     "1": { name: "GENERAL_ERROR", description: "exit without shutdown", retryable: false, side_effects: "none" },
  *   },
  *   serve: () => (io) => serveLsp(io, handlers),

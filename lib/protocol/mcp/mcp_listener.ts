@@ -39,6 +39,9 @@ export interface McpListener {
  *
  * @example
  * ```ts
+ * import type { ToolCatalog } from "@toolwire/toolwire";
+ *
+ * declare const catalog: ToolCatalog;
  * const listener = await listenMcp({ kind: "tcp", host: "127.0.0.1", port: 0 }, {
  *   serverInfo: { name: "notes", version: "1.0.0" },
  *   catalog,

@@ -95,6 +95,9 @@ type Reply = Record<string, unknown> | string | null;
  *
  * @example
  * ```ts
+ * import { processChannel, type ToolCatalog } from "@toolwire/toolwire";
+ *
+ * declare const catalog: ToolCatalog;
  * // The process's own stdin and stdout; `streamChannel(readable, writable)` serves anything else.
  * await serveMcp({ channel: processChannel() }, { serverInfo: { name: "notes", version: "1.0.0" }, catalog });
  * ```

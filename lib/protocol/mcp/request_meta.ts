@@ -54,8 +54,12 @@ export function claimsVersion(params: Record<string, unknown> | undefined): bool
  *
  * @example
  * ```ts
+ * import { errorResponse } from "../json_rpc.ts";
+ *
+ * declare const params: Record<string, unknown> | undefined;
+ * declare function reply(message: Record<string, unknown>): void;
  * const checked = validateRequestMeta(params);
- * if ("error" in checked) reply(errorResponse(id, checked.error));
+ * if ("error" in checked) reply(errorResponse(7, checked.error));
  * ```
  */
 export function validateRequestMeta(

@@ -16,6 +16,8 @@ const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
  *
  * @example
  * ```ts
+ * declare function send(message: Record<string, unknown>): void;
+ *
  * const subscriptions = new Subscriptions(true);
  * send(subscriptions.open(7, { notifications: { toolsListChanged: true } }));
  * for (const message of subscriptions.toolsChanged()) send(message);

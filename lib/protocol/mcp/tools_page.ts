@@ -15,6 +15,9 @@ export type ToolsPage = { tools: readonly McpTool[]; nextCursor?: string } | { e
  *
  * @example
  * ```ts
+ * import type { McpTool } from "./tool_catalog.ts";
+ *
+ * declare const tools: McpTool[];
  * const first = toolsPage(tools, undefined, 100);
  * const second = "nextCursor" in first ? toolsPage(tools, first.nextCursor, 100) : undefined;
  * ```

@@ -18,6 +18,9 @@ export function singleQuoted(text: string): string {
  *
  * @example
  * ```ts
+ * import type { CompletionModel } from "./completion_model.ts";
+ *
+ * declare const model: CompletionModel;
  * stepFunction(model, "notes")[0]; // "notes_step() {"
  * ```
  */
@@ -95,6 +98,11 @@ const MAIN = `@ID@_complete() {
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { GLOBAL_FLAGS } from "../../contract/framework_flags.ts";
+ * import { completionModel } from "./completion_model.ts";
+ *
+ * declare const manifest: Manifest; // the data of `notes manifest`
  * const script = bashCompletion(completionModel("notes", manifest.commands, GLOBAL_FLAGS));
  * // source it, then: COMP_WORDS=(notes a); COMP_CWORD=1; _notes_complete
  * ```

@@ -83,6 +83,10 @@ export function shellIdentifier(name: string): string {
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { GLOBAL_FLAGS } from "../../contract/framework_flags.ts";
+ *
+ * declare const manifest: Manifest; // the data of `notes manifest`
  * const model = completionModel("notes", manifest.commands, GLOBAL_FLAGS);
  * model.children.get("")?.map((child) => child.word); // ["add", "completions", …, "mcp", …]
  * ```

@@ -67,6 +67,11 @@ end
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { GLOBAL_FLAGS } from "../../contract/framework_flags.ts";
+ * import { completionModel } from "./completion_model.ts";
+ *
+ * declare const manifest: Manifest; // the data of `notes manifest`
  * const script = fishCompletion(completionModel("notes", manifest.commands, GLOBAL_FLAGS));
  * ```
  */

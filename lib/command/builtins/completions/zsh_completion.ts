@@ -50,6 +50,11 @@ const MAIN = `@FN@() {
  *
  * @example
  * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { GLOBAL_FLAGS } from "../../contract/framework_flags.ts";
+ * import { completionModel } from "./completion_model.ts";
+ *
+ * declare const manifest: Manifest; // the data of `notes manifest`
  * const script = zshCompletion(completionModel("notes", manifest.commands, GLOBAL_FLAGS));
  * ```
  */

@@ -35,7 +35,13 @@ export interface ServerMerge {
  *
  * @example
  * ```ts
- * const merge = mergeServer('{"theme":"dark"}', { path, serversKey: "mcpServers", name: "notes", entry, force: false });
+ * const merge = mergeServer('{"theme":"dark"}', {
+ *   path: "/home/ada/.cursor/mcp.json",
+ *   serversKey: "mcpServers",
+ *   name: "notes",
+ *   entry: { command: "notes", args: ["mcp", "serve"] },
+ *   force: false,
+ * });
  * merge.change; // "create"
  * ```
  */

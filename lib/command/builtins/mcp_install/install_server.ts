@@ -93,7 +93,10 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  *
  * @example
  * ```ts
- * run: (ctx) => installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: tool.name }),
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<McpInstallFlags>;
+ * const result = await installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: "notes" });
  * ```
  */
 export async function installMcpServer(
