@@ -37,7 +37,7 @@ const EXEC_INSTALL_FLAGS = {
  *
  * @example
  * ```ts
- * registerMcpInstall(tool, withExecInstall);
+ * const tool = createTool({ name: "toolwire", version, description, extendMcpInstall: withExecInstall });
  * ```
  */
 export function withExecInstall(

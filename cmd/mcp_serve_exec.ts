@@ -28,7 +28,7 @@ const SERVE_EXEC_FLAGS = {
  *
  * @example
  * ```ts
- * registerMcpServe(tool, withExec);
+ * const tool = createTool({ name: "toolwire", version, description, extendMcpServe: withExec });
  * ```
  */
 export function withExec(

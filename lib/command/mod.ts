@@ -2,21 +2,14 @@
  * Commands with declared contracts: registration, argv parsing, the executor, envelopes, the manifest.
  * @module
  */
-import "./builtins/manifest_command.ts";
-import "./builtins/mcp_serve_command.ts";
-import "./builtins/mcp_install_command.ts";
-import "./builtins/completions_command.ts";
-
 export {
   type McpServeDefinition,
   type McpServeFlags,
-  registerMcpServe,
 } from "./builtins/mcp_serve_command.ts";
 export {
   installMcpServer,
   type McpInstallDefinition,
   type McpInstallFlags,
-  registerMcpInstall,
   type ServeTarget,
 } from "./builtins/mcp_install_command.ts";
 export * from "./run/cancellation.ts";
