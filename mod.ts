@@ -47,6 +47,7 @@ export type {
   ProtocolIO,
   ProtocolLoop,
 } from "./lib/command/contract/contract.ts";
+export type { OutputFormat } from "./lib/command/contract/framework_flags.ts";
 
 // Failing with a declared exit code.
 export {
