@@ -1,7 +1,11 @@
 /**
  * toolwire: build command-line tools whose commands declare a contract — danger level, scopes, flags, exit
  * codes, and for protocol servers the stdout protocol — which the framework enforces at run time. Every
- * tool gets `tool manifest` and `tool mcp serve`.
+ * tool gets `tool manifest`, `tool mcp serve`, `tool mcp install` and `tool completions`.
+ *
+ * This entry point is what a tool needs. Protocol servers of your own import the subpaths: `/mcp` (the MCP
+ * server and its tool catalog), `/lsp`, `/dap` (the lifecycles for `serve` handlers) and `/framing`
+ * (framers, the serial writer, the byte channel).
  *
  * @example
  * ```ts
@@ -20,11 +24,58 @@
  * ```
  * @module
  */
-export * from "./lib/command/mod.ts";
-export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
-// The bytes a protocol session runs over: the process's stdio or any pair of Web Streams.
-export * from "./lib/runtime/byte_channel.ts";
+// The tool, its commands, and what a handler receives and returns.
+export { createTool, Tool, type ToolOptions } from "./lib/command/tool.ts";
+export type {
+  AnyCommandDefinition,
+  CommandContext,
+  CommandContract,
+  CommandData,
+  CommandDefinition,
+  CommandExample,
+  DangerLevel,
+  FlagSpec,
+  FlagType,
+  FlagValues,
+  PlainRenderer,
+  PositionalSpec,
+  PositionalValues,
+  ProgressUpdate,
+  ProtocolCommandDefinition,
+  ProtocolFailure,
+  ProtocolIO,
+  ProtocolLoop,
+} from "./lib/command/contract/contract.ts";
+export type { OutputFormat } from "./lib/command/contract/framework_flags.ts";
+
+// Failing with a declared exit code.
+export {
+  CommandError,
+  type CommandErrorOptions,
+  RegistrationError,
+} from "./lib/command/contract/command_error.ts";
+export { ExitCode, type ExitCodeEntry, type ExitCodeTable, type SideEffects } from "./lib/exit_code.ts";
+
+// What every invocation prints, and the manifest that describes every command.
+export type {
+  ErrorDetail,
+  ResponseEnvelope,
+  ResponseMeta,
+  Warning,
+} from "./lib/command/contract/envelope.ts";
+export type { CommandEntry, FlagEntry, Manifest, PositionalEntry } from "./lib/command/contract/manifest.ts";
+export { type ManifestIssue, validateManifest } from "./lib/command/contract/manifest_validation.ts";
+
+// Extending the built-in `mcp serve` and `mcp install` (`ToolOptions.extendMcpServe`, `extendMcpInstall`).
+export type { McpServeDefinition, McpServeFlags } from "./lib/command/builtins/mcp_serve_command.ts";
+export {
+  installMcpServer,
+  type McpInstallDefinition,
+  type McpInstallFlags,
+  type ServeTarget,
+} from "./lib/command/builtins/mcp_install_command.ts";
+
 // A cross-process file lock for a tool's own state (a read-modify-write of one file by many processes).
 export {
   type FileLockOptions,
@@ -34,14 +85,4 @@ export {
   withFileLock,
 } from "./lib/runtime/file_lock.ts";
 
-// Framing: bytes ↔ messages, for protocol loops of your own.
-export * from "./lib/framing/line_framer.ts";
-export * from "./lib/framing/content_length_framer.ts";
-export * from "./lib/framing/serial_writer.ts";
-
-// Protocols: JSON-RPC, the dual-era MCP server, and the LSP and DAP lifecycles for `serve` handlers.
-export * from "./lib/protocol/json_rpc.ts";
-export * from "./lib/protocol/mcp/mod.ts";
-export * from "./lib/protocol/lsp/mod.ts";
-export * from "./lib/protocol/dap/mod.ts";
-export { ProtocolEndCode } from "./lib/protocol/session_end.ts";
+export { FRAMEWORK_VERSION } from "./lib/version.ts";

@@ -3,19 +3,20 @@
  * `--env-allow`, `--max-output-bytes` — and what they become: one place for `mcp serve`, `mcp listen` and
  * `mcp install`, so the three read them alike.
  */
-import { CommandError } from "../lib/command/contract/command_error.ts";
-import { quoteCommandLine, splitCommandLine } from "../lib/command/cli/command_line.ts";
-import type { FlagValues } from "../lib/command/contract/contract.ts";
-import { STDOUT_BYTES } from "../lib/command/run/child_run.ts";
-import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
-import { LiveExecCatalog } from "../lib/command/mcp/live_exec_catalog.ts";
-import { envAllowList, execEnvironment } from "../lib/command/mcp/exec_environment.ts";
-import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
-import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
-import type { ToolCatalog } from "../lib/protocol/mcp/tool_catalog.ts";
-import { limitMs } from "../lib/command/run/time_limit.ts";
-import { ExitCode } from "../lib/exit_code.ts";
-import { FRAMEWORK_VERSION } from "../lib/version.ts";
+import { CommandError, ExitCode, type FlagValues, FRAMEWORK_VERSION } from "../mod.ts";
+import type { ToolCatalog } from "../lib/protocol/mcp/mod.ts";
+import {
+  envAllowList,
+  execEnvironment,
+  type ExecTarget,
+  limitMs,
+  LiveExecCatalog,
+  loadExecIdentity,
+  loadExecManifest,
+  quoteCommandLine,
+  splitCommandLine,
+  STDOUT_BYTES,
+} from "../lib/bridge/mod.ts";
 
 /** Seconds a bridged call may run when `--call-timeout` is not given. */
 export const DEFAULT_CALL_TIMEOUT_SECONDS = 60;

@@ -3,22 +3,20 @@
  * the tools a CLI's manifest maps to against a saved tool list or a live MCP server's, reported as data and
  * as exit code 80 when they differ, so CI can stop on it.
  */
-import { CommandError } from "../lib/command/contract/command_error.ts";
-import { quoteCommandLine } from "../lib/command/cli/command_line.ts";
-import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
-import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
+import { CommandError, ExitCode, type Tool } from "../mod.ts";
 import {
   diffTools,
+  type ExecTarget,
   hasDrift,
   type ListedTool,
+  loadExecManifest,
+  quoteCommandLine,
+  readTextIfExists,
   readToolList,
+  servedCommands,
   type ToolDifference,
   type ToolDrift,
-} from "../lib/command/mcp/tool_diff.ts";
-import { servedCommands } from "../lib/command/mcp/tool_mapping.ts";
-import type { Tool } from "../lib/command/tool.ts";
-import { ExitCode } from "../lib/exit_code.ts";
-import { readTextIfExists } from "../lib/runtime/mod.ts";
+} from "../lib/bridge/mod.ts";
 import { listLiveTools } from "./mcp_live_tools.ts";
 import { commandLineArgv } from "./exec_options.ts";
 import { EXEC_TOOLS_FLAGS } from "./mcp_snapshot.ts";

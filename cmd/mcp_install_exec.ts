@@ -3,16 +3,14 @@
  * which registers `toolwire mcp serve --exec "<cli …>"` — any manifest-printing CLI as an MCP server.
  */
 import {
+  type CommandDefinition,
+  CommandError,
+  ExitCode,
   installMcpServer,
   type McpInstallDefinition,
   type McpInstallFlags,
-} from "../lib/command/builtins/mcp_install_command.ts";
-import { CommandError } from "../lib/command/contract/command_error.ts";
-import type { CommandDefinition } from "../lib/command/contract/contract.ts";
-import { loadExecIdentity } from "../lib/command/mcp/exec_identity.ts";
-import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
-import { ExitCode } from "../lib/exit_code.ts";
-import { absolutePath } from "../lib/runtime/config_file.ts";
+} from "../mod.ts";
+import { absolutePath, loadExecIdentity, loadExecManifest } from "../lib/bridge/mod.ts";
 import { EXEC_FLAGS, execServeArgs, execTarget, refuseWithoutExec } from "./exec_options.ts";
 
 const EXEC_INSTALL_FLAGS = {
@@ -37,15 +35,7 @@ const EXEC_INSTALL_FLAGS = {
  *
  * @example
  * ```ts
- * import { createTool, registerMcpInstall } from "@toolwire/toolwire";
- *
- * const tool = createTool({
- *   name: "toolwire",
- *   version: "0.1.0",
- *   description: "Bridge CLIs to MCP",
- *   replaceBuiltins: ["mcp.install"],
- * });
- * registerMcpInstall(tool, withExecInstall);
+ * const tool = createTool({ name: "toolwire", version, description, extendMcpInstall: withExecInstall });
  * ```
  */
 export function withExecInstall(

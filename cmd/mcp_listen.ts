@@ -4,16 +4,19 @@
  * once. Its own stdout is not the protocol — it is an ordinary long-running command that ends with one
  * envelope — so it is declared `mcp: false` and never served over MCP itself.
  */
-import { CommandError } from "../lib/command/contract/command_error.ts";
-import type { Tool } from "../lib/command/tool.ts";
-import { MCP_SERVE_FLAGS, mcpServeLimits } from "../lib/command/builtins/mcp_serve_command.ts";
-import { listenMcp } from "../lib/protocol/mcp/mcp_listener.ts";
-import { DEFAULT_MAX_IN_FLIGHT } from "../lib/protocol/in_flight.ts";
-import { pathKind, removeFile } from "../lib/runtime/fs.ts";
-import { connectSocket, type SocketAddress } from "../lib/runtime/socket.ts";
-import { ExitCode } from "../lib/exit_code.ts";
+import { CommandError, ExitCode, type Tool } from "../mod.ts";
+import { listenMcp } from "../lib/protocol/mcp/mod.ts";
+import {
+  connectSocket,
+  DEFAULT_MAX_IN_FLIGHT,
+  errorMessage,
+  MCP_SERVE_FLAGS,
+  mcpServeLimits,
+  pathKind,
+  removeFile,
+  type SocketAddress,
+} from "../lib/bridge/mod.ts";
 import { EXEC_FLAGS, execTarget, prepareExec } from "./exec_options.ts";
-import { errorMessage } from "../lib/command/run/thrown_error.ts";
 
 /** Open calls may finish for at most this long after SIGTERM: the framework waits 2 s for a handler's cleanup. */
 const MAX_GRACE_SECONDS = 1.5;

@@ -3,15 +3,19 @@
  * `initialize`, `notifications/initialized`, then `tools/list` page by page until no `nextCursor`, over raw
  * JSON lines — and end the server, whatever happened.
  */
-import { KILL_GRACE_MS, textTail } from "../lib/command/run/child_run.ts";
-import { CommandError } from "../lib/command/contract/command_error.ts";
-import { quoteCommandLine } from "../lib/command/cli/command_line.ts";
-import { checkTools, type ListedTool } from "../lib/command/mcp/tool_diff.ts";
-import { ExitCode } from "../lib/exit_code.ts";
-import { LEGACY_VERSIONS } from "../lib/protocol/mcp/versions.ts";
-import { type ChildExit, type ChildProcess, spawnChild } from "../lib/runtime/mod.ts";
-import { FRAMEWORK_VERSION } from "../lib/version.ts";
-import { isRecord } from "../lib/json.ts";
+import { CommandError, ExitCode, FRAMEWORK_VERSION } from "../mod.ts";
+import { LEGACY_VERSIONS } from "../lib/protocol/mcp/mod.ts";
+import {
+  checkTools,
+  type ChildExit,
+  type ChildProcess,
+  isRecord,
+  KILL_GRACE_MS,
+  type ListedTool,
+  quoteCommandLine,
+  spawnChild,
+  textTail,
+} from "../lib/bridge/mod.ts";
 
 /** The longest stdout line read from a server, in UTF-16 code units: a tool list is far smaller. */
 const MAX_LINE_LENGTH = 16 * 1024 * 1024;

@@ -3,13 +3,9 @@
  * the commands of any CLI that prints a manifest — in any language — with the same mapping, argument checks
  * and confirmation as a toolwire tool's own server (docs/toolwire.md).
  */
-import {
-  type McpServeDefinition,
-  type McpServeFlags,
-  mcpServeLimits,
-} from "../lib/command/builtins/mcp_serve_command.ts";
-import type { ProtocolCommandDefinition } from "../lib/command/contract/contract.ts";
+import type { McpServeDefinition, McpServeFlags, ProtocolCommandDefinition } from "../mod.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";
+import { mcpServeLimits } from "../lib/bridge/mod.ts";
 import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_options.ts";
 
 const SERVE_EXEC_FLAGS = {
@@ -28,15 +24,7 @@ const SERVE_EXEC_FLAGS = {
  *
  * @example
  * ```ts
- * import { createTool, registerMcpServe } from "@toolwire/toolwire";
- *
- * const tool = createTool({
- *   name: "toolwire",
- *   version: "0.1.0",
- *   description: "Bridge CLIs to MCP",
- *   replaceBuiltins: ["mcp.serve"],
- * });
- * registerMcpServe(tool, withExec);
+ * const tool = createTool({ name: "toolwire", version, description, extendMcpServe: withExec });
  * ```
  */
 export function withExec(

@@ -2,12 +2,15 @@
  * `toolwire mcp snapshot --exec "<cli …>"`: the tool list `toolwire mcp serve --exec` would serve, as
  * deterministic JSON — a `tools/list` result to commit, and to compare later with `toolwire mcp diff`.
  */
-import type { ExecTarget } from "../lib/command/mcp/exec_catalog.ts";
-import { loadExecManifest } from "../lib/command/mcp/exec_manifest.ts";
-import { mcpTool, servedCommands } from "../lib/command/mcp/tool_mapping.ts";
-import { renderPlainData } from "../lib/command/cli/plain_text.ts";
-import type { Tool } from "../lib/command/tool.ts";
+import type { Tool } from "../mod.ts";
 import type { McpTool } from "../lib/protocol/mcp/mod.ts";
+import {
+  type ExecTarget,
+  loadExecManifest,
+  mcpTool,
+  renderPlainData,
+  servedCommands,
+} from "../lib/bridge/mod.ts";
 import { commandLineArgv } from "./exec_options.ts";
 
 /** The flags `mcp snapshot` and `mcp diff` share: which CLI, where, and which of its tools. */

@@ -10,8 +10,7 @@
  *   toolwire mcp snapshot --exec "<cli>" --output f    the tools it would serve, saved
  *   toolwire mcp diff --exec "<cli>" --snapshot f      drift between those tools and a saved or live list
  */
-import { createTool, registerMcpInstall, registerMcpServe } from "../mod.ts";
-import { FRAMEWORK_VERSION } from "../lib/version.ts";
+import { createTool, FRAMEWORK_VERSION } from "../mod.ts";
 import { registerCheck } from "./check/check_command.ts";
 import { registerMcpDiff } from "./mcp_diff.ts";
 import { withExecInstall } from "./mcp_install_exec.ts";
@@ -24,10 +23,9 @@ const tool = createTool({
   version: FRAMEWORK_VERSION,
   description:
     "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
-  replaceBuiltins: ["mcp.serve", "mcp.install"],
+  extendMcpServe: withExec,
+  extendMcpInstall: withExecInstall,
 });
-registerMcpServe(tool, withExec);
-registerMcpInstall(tool, withExecInstall);
 registerCheck(tool);
 registerMcpSnapshot(tool);
 registerMcpDiff(tool);

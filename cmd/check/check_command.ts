@@ -1,7 +1,5 @@
-import { CommandError } from "../../lib/command/contract/command_error.ts";
-import { ExitCode } from "../../lib/exit_code.ts";
-import { limitMs } from "../../lib/command/run/time_limit.ts";
-import type { Tool } from "../../lib/command/tool.ts";
+import { CommandError, ExitCode, type Tool } from "../../mod.ts";
+import { limitMs } from "../../lib/bridge/mod.ts";
 import { parsePrepareFailure } from "./prepare_failure.ts";
 import { renderReport } from "./report.ts";
 import { runChecks } from "./run_checks.ts";

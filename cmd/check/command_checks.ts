@@ -2,12 +2,17 @@
  * The criteria every command answers when it is run the two ways that change nothing: with `--help`, and
  * with a flag that must be refused before anything runs.
  */
-import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
-import { readEnvelope, validateEnvelope } from "../../lib/command/contract/envelope_validation.ts";
-import { ExitCode } from "../../lib/exit_code.ts";
+import { ExitCode } from "../../mod.ts";
+import {
+  type ChildRun,
+  isRecord,
+  lastLine,
+  parseJson,
+  readEnvelope,
+  validateEnvelope,
+} from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { nonEmptyLines, outcome } from "./evidence.ts";
-import { isRecord, parseJson } from "../../lib/json.ts";
 import { type CheckedCommand, show } from "./subject.ts";
 
 /** A flag no command takes: every refusal probe passes it. */

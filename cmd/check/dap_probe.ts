@@ -9,7 +9,7 @@ import { BAD_HEADER, FramedWire, NOT_JSON } from "./framed_wire.ts";
 import { clip } from "./evidence.ts";
 import type { FramedProbe, Seen } from "./protocol_probe.ts";
 import type { ServerSession } from "./server_session.ts";
-import { isRecord } from "../../lib/json.ts";
+import { isRecord } from "../../lib/bridge/mod.ts";
 
 const INITIALIZE_ARGUMENTS = {
   clientID: "toolwire-check",

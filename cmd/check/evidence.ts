@@ -1,7 +1,7 @@
 /**
  * Reading what a probe printed, and saying it briefly in a report's evidence.
  */
-import type { ChildRun } from "../../lib/command/run/child_run.ts";
+import type { ChildRun } from "../../lib/bridge/mod.ts";
 
 /**
  * How a probe ended, in a few words.

@@ -2,10 +2,10 @@
  * Messages over Content-Length framing (the base protocol of LSP and the framing of DAP), written and read
  * the way a client does, noting anything on stdout that is not a message of the protocol.
  */
-import { encodeContentLength } from "../../lib/framing/content_length_framer.ts";
+import { encodeContentLength } from "../../lib/framing/mod.ts";
+import { isRecord } from "../../lib/bridge/mod.ts";
 import { clip } from "./evidence.ts";
 import type { ServerSession } from "./server_session.ts";
-import { isRecord } from "../../lib/json.ts";
 
 /** The body of a well-framed message that is not JSON. */
 export const NOT_JSON = "{this is not json";

@@ -2,15 +2,18 @@
  * The criteria a CLI's manifest alone can answer: the manifest envelope, the manifest rules, and REQ-C-032's
  * fields — `stdout`/`protocol`, the fields that do not combine, `mcp` — as the manifest shows them.
  */
-import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
-import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/contract/framework_flags.ts";
-import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
-import { PROTOCOL_FORBIDDEN } from "../../lib/command/contract/registration_rules.ts";
+import { validateManifest } from "../../mod.ts";
+import {
+  type ChildRun,
+  COMMAND_FRAMEWORK_FLAGS,
+  isRecord,
+  lastLine,
+  PROTOCOL_FORBIDDEN,
+  readEnvelope,
+} from "../../lib/bridge/mod.ts";
 import { observeOrdinaryRun } from "./command_checks.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines } from "./evidence.ts";
-import { isRecord } from "../../lib/json.ts";
 import { type CheckedCommand, commandsOf, isProtocol, show } from "./subject.ts";
 
 /**

@@ -4,7 +4,7 @@
  * when the server offers 2026-07-28, else with the legacy `initialize` handshake, and matches responses to
  * requests by id.
  */
-import { isRecord, parseJson } from "../../lib/json.ts";
+import { isRecord, parseJson } from "../../lib/bridge/mod.ts";
 import { clip } from "./evidence.ts";
 import type { ProtocolProbe, Seen } from "./protocol_probe.ts";
 import type { ServerSession } from "./server_session.ts";

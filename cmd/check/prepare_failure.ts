@@ -5,11 +5,14 @@
  * file, say). Each trigger is run twice with stdin at EOF — with `--format json` and with `--format plain` — and
  * neither run may write to stdout.
  */
-import { type ChildRun, lastLine } from "../../lib/command/run/child_run.ts";
-import { CommandError } from "../../lib/command/contract/command_error.ts";
-import { quoteCommandLine, splitCommandLine } from "../../lib/command/cli/command_line.ts";
-import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
-import { ExitCode } from "../../lib/exit_code.ts";
+import { CommandError, ExitCode } from "../../mod.ts";
+import {
+  type ChildRun,
+  lastLine,
+  quoteCommandLine,
+  readEnvelope,
+  splitCommandLine,
+} from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines, outcome } from "./evidence.ts";
 import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";

@@ -6,11 +6,8 @@
  * call naming an `mcp: false` tool carries an argument no command takes, a preparation failure is the
  * user's own trigger, and every probe has a time limit after which its process group is killed.
  */
-import { runChild } from "../../lib/command/run/child_run.ts";
-import { CommandError } from "../../lib/command/contract/command_error.ts";
-import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
-import { ExitCode } from "../../lib/exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/contract/framework_flags.ts";
+import { CommandError, ExitCode } from "../../mod.ts";
+import { allEnv, COMMAND_FRAMEWORK_FLAGS, quoteCommandLine, runChild } from "../../lib/bridge/mod.ts";
 import {
   checkFrameworkFlagRefused,
   checkHelp,
@@ -20,7 +17,6 @@ import {
 } from "./command_checks.ts";
 import { type CriterionResult, Ledger } from "./criteria.ts";
 import { checkManifest } from "./manifest_checks.ts";
-import { allEnv } from "../../lib/runtime/mod.ts";
 import { checkPrepareFailure, type PrepareFailureOptions, resolveTriggers } from "./prepare_failure.ts";
 import { checkMcpToolList, checkServer } from "./server_checks.ts";
 import { isProtocol, show } from "./subject.ts";

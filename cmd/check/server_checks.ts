@@ -2,9 +2,8 @@
  * The criteria only a live protocol server answers — what it writes once serving begins, how it ends — and
  * the tool list of its `mcp serve`, each in a session with a time limit on every wait.
  */
-import { lastLine } from "../../lib/command/run/child_run.ts";
-import { readEnvelope } from "../../lib/command/contract/envelope_validation.ts";
-import { ExitCode } from "../../lib/exit_code.ts";
+import { ExitCode } from "../../mod.ts";
+import { lastLine, readEnvelope, toolName } from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { McpProbe } from "./mcp_probe.ts";
 import {
@@ -16,7 +15,6 @@ import {
   SPOKEN_PROTOCOLS,
 } from "./protocol_probe.ts";
 import { type Framing, ServerSession } from "./server_session.ts";
-import { toolName } from "../../lib/command/mcp/tool_mapping.ts";
 import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
 
 /** What a live check needs: each wait's limit, and the signal that ends the run. */

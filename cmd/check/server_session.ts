@@ -3,10 +3,16 @@
  * lines (mcp-stdio) or as Content-Length frames (LSP, DAP), close stdin, send a signal, wait for its exit —
  * each wait bounded, and the process group always ended on {@linkcode ServerSession.dispose}.
  */
-import { KILL_GRACE_MS, textTail } from "../../lib/command/run/child_run.ts";
-import { clearLongTimeout, setLongTimeout } from "../../lib/command/run/time_limit.ts";
-import { type ContentLengthFrame, ContentLengthFramer } from "../../lib/framing/content_length_framer.ts";
-import { type ChildExit, type ChildProcess, spawnChild } from "../../lib/runtime/mod.ts";
+import { type ContentLengthFrame, ContentLengthFramer } from "../../lib/framing/mod.ts";
+import {
+  type ChildExit,
+  type ChildProcess,
+  clearLongTimeout,
+  KILL_GRACE_MS,
+  setLongTimeout,
+  spawnChild,
+  textTail,
+} from "../../lib/bridge/mod.ts";
 
 const STDERR_KEPT_BYTES = 64 * 1024;
 /** The probes' answers are small (an initialize result, an error): a larger frame is counted, not held. */

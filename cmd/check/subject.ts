@@ -1,7 +1,7 @@
 /**
  * The CLI under check as its manifest describes it: its commands, and how the report names them.
  */
-import { isRecord } from "../../lib/json.ts";
+import { isRecord } from "../../lib/bridge/mod.ts";
 
 /** A manifest entry as read from another program: checked field by field before any use. */
 export type Entry = Record<string, unknown>;

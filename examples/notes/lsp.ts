@@ -5,7 +5,7 @@
  * re-read on every request, so notes added while the editor is open are seen at once.
  */
 import type { ProtocolLoop } from "../../mod.ts";
-import { type LspContext, type LspHandlers, serveLsp } from "../../mod.ts";
+import { type LspContext, type LspHandlers, serveLsp } from "../../lib/protocol/lsp/mod.ts";
 import type { Note, NoteStore } from "./store.ts";
 
 /** LSP positions count UTF-16 code units, which is what JavaScript string indexes count. */

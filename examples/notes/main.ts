@@ -125,7 +125,7 @@ tool.command("show", {
     const { notes } = await storeFor(ctx.env).read();
     const note = notes.find((candidate) => candidate.id === ctx.args.id);
     if (note === undefined) throw notFound(ctx.args.id);
-    return note as unknown as Record<string, unknown>;
+    return note;
   },
 });
 

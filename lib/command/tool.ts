@@ -24,10 +24,29 @@ import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts
 import type { Manifest } from "./contract/manifest.ts";
 import { renderPlainError } from "./cli/plain_text.ts";
 import { unexpectedError } from "./run/thrown_error.ts";
-import { CommandRegistry, type EntryRefiner } from "./contract/registry.ts";
+import { CommandRegistry } from "./contract/registry.ts";
+import { registerManifest } from "./builtins/manifest_command.ts";
+import { type McpServeDefinition, registerMcpServe } from "./builtins/mcp_serve_command.ts";
+import {
+  type McpInstallDefinition,
+  type McpInstallFlags,
+  registerMcpInstall,
+} from "./builtins/mcp_install_command.ts";
+import { registerCompletions } from "./builtins/completions_command.ts";
 
-/** Options of {@linkcode createTool}. */
-export interface ToolOptions {
+/**
+ * Options of {@linkcode createTool}. `S` and `I` are the flags of an extended `mcp serve` and `mcp install`,
+ * inferred from {@linkcode ToolOptions.extendMcpServe} and {@linkcode ToolOptions.extendMcpInstall}.
+ *
+ * @example
+ * ```ts
+ * const options: ToolOptions = { name: "notes", version: "1.0.0", description: "Keep short notes" };
+ * ```
+ */
+export interface ToolOptions<
+  S extends Record<string, FlagSpec> = Record<string, FlagSpec>,
+  I extends McpInstallFlags = McpInstallFlags,
+> {
   /** The program name, lowercase kebab-case: `notes`. */
   name: string;
   /** The tool's own version. */
@@ -46,41 +65,54 @@ export interface ToolOptions {
    */
   idempotencyLifetimeSeconds?: number;
   /**
-   * Built-in commands the tool registers itself instead, at the same path — `mcp.serve` through
-   * {@linkcode registerMcpServe}, say, to serve more than the tool's own commands, and `mcp.install` through
-   * {@linkcode registerMcpInstall} to register what that server needs. Every tool keeps the built-in
-   * `manifest` and `completions`. @default []
+   * Builds the tool's `mcp serve` from the built-in one, to serve more than the tool's own commands: spread
+   * `builtin`, add flags, and call `builtin.serve(ctx)` for the plain case. Whatever it returns, the manifest
+   * entry stays at least as dangerous as the most severe command served, with their scopes. Written inline,
+   * give the parameter its type, so that the handler's `ctx.flags` knows the added flags.
+   * @default the built-in
+   *
+   * @example
+   * ```ts
+   * const tool = createTool({
+   *   name: "hub", version: "1.0.0", description: "A hub",
+   *   extendMcpServe: (builtin: McpServeDefinition) => ({
+   *     ...builtin,
+   *     flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile" } },
+   *     serve: (ctx) => ctx.flags.profile === undefined ? builtin.serve(ctx) : profileLoop(ctx.flags.profile),
+   *   }),
+   * });
+   * ```
    */
-  replaceBuiltins?: readonly ("mcp.serve" | "mcp.install")[];
-}
-
-/** A hook that registers a built-in command on every tool; see {@linkcode registerBuiltin}. */
-export type BuiltinInstaller = (tool: Tool) => void;
-
-const builtins = new Map<string, BuiltinInstaller>();
-
-/**
- * Adds the built-in command at `path` to every tool created afterwards (`manifest` and `mcp.serve` use it),
- * unless the tool replaces it ({@linkcode ToolOptions.replaceBuiltins}). For framework modules, not for tool
- * authors.
- *
- * @example
- * ```ts
- * import type { CommandDefinition } from "@toolwire/toolwire";
- *
- * declare const doctorDefinition: CommandDefinition;
- * registerBuiltin("doctor", (tool) => tool.command("doctor", doctorDefinition));
- * ```
- */
-export function registerBuiltin(path: string, installer: BuiltinInstaller): void {
-  builtins.set(path, installer);
+  extendMcpServe?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<S>;
+  /**
+   * Builds the tool's `mcp install` from the built-in one, to register a server that needs more arguments:
+   * keep `builtin.flags`, add your own, and call `installMcpServer(ctx, { serveArgs, defaultName })`, or
+   * `builtin.run(ctx)` for the plain case. @default the built-in
+   *
+   * @example
+   * ```ts
+   * const tool = createTool({
+   *   name: "hub", version: "1.0.0", description: "A hub",
+   *   extendMcpInstall: (builtin: McpInstallDefinition) => ({
+   *     ...builtin,
+   *     flags: { ...builtin.flags, profile: { type: "string", description: "Profile to serve" } },
+   *     run: (ctx) =>
+   *       ctx.flags.profile === undefined ? builtin.run(ctx) : installMcpServer(ctx, {
+   *         serveArgs: ["mcp", "serve", "--profile", ctx.flags.profile],
+   *         defaultName: `hub-${ctx.flags.profile}`,
+   *       }),
+   *   }),
+   * });
+   * ```
+   */
+  extendMcpInstall?: (builtin: McpInstallDefinition) => CommandDefinition<I>;
 }
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 /**
- * A command-line tool: a set of commands with declared contracts, the built-in `manifest` and
- * `mcp serve`, and `main()` that runs one invocation and exits with its code.
+ * A command-line tool: a set of commands with declared contracts, the built-ins (`manifest`, `mcp serve`,
+ * `mcp install`, `completions`), and `main()` that runs one invocation and exits with its code.
  *
  * @example
  * ```ts
@@ -133,8 +165,10 @@ export class Tool {
     }
     this.idempotencyLifetimeSeconds = lifetime;
     this.#stateDir = options.stateDir;
-    const replaced = new Set<string>(options.replaceBuiltins ?? []);
-    for (const [path, install] of builtins) if (!replaced.has(path)) install(this);
+    registerManifest(this);
+    registerMcpServe(this, options.extendMcpServe);
+    registerMcpInstall(this, options.extendMcpInstall);
+    registerCompletions(this);
   }
 
   /**
@@ -144,9 +178,8 @@ export class Tool {
   command<const F extends Record<string, FlagSpec>, const P extends readonly PositionalSpec[]>(
     path: string,
     definition: CommandDefinition<F, P> | ProtocolCommandDefinition<F, P>,
-    refiner?: EntryRefiner,
   ): this {
-    this.registry.register(path, definition as unknown as CommandDefinition, refiner);
+    this.registry.register(path, definition as unknown as CommandDefinition);
     return this;
   }
 
@@ -192,13 +225,16 @@ export class Tool {
 }
 
 /**
- * Creates a tool.
+ * Creates a tool, its built-in commands registered.
  *
  * @example
  * ```ts
  * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep short notes" });
  * ```
  */
-export function createTool(options: ToolOptions): Tool {
+export function createTool<
+  const S extends Record<string, FlagSpec> = Record<string, FlagSpec>,
+  const I extends McpInstallFlags = McpInstallFlags,
+>(options: ToolOptions<S, I>): Tool {
   return new Tool(options);
 }

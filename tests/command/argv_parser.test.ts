@@ -2,7 +2,7 @@
 // global flags anywhere, nested paths and aliases, and the problems it collects instead of throwing.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CommandRegistry } from "../../mod.ts";
+import { CommandRegistry } from "../../lib/command/contract/registry.ts";
 import { parseArgv, type ParsedArgv } from "../../lib/command/cli/argv_parser.ts";
 import { asDefinition, type Declaration } from "../helpers/declarations.ts";
 

@@ -357,6 +357,31 @@ describe("lab: exit codes", () => {
     assert.equal((envelope.warnings[0] as { code: string }).code, "UNDECLARED_EXIT_CODE");
   });
 
+  for (const async of [false, true]) {
+    it(`data that JSON makes no object or array is GENERAL_ERROR naming it${async ? " (async)" : ""}`, async () => {
+      for (
+        const [kind, named] of [
+          ["string", /returned a string as its data;/],
+          ["number", /returned a number as its data;/],
+          ["date", /returned a Date as its data, which JSON turns into a string;/],
+          ["function", /returned a function as its data;/],
+        ] as const
+      ) {
+        const result = await run([...LAB, "shape", "--kind", kind, ...(async ? ["--async"] : [])]);
+        assert.equal(result.code, 1, `${kind}: ${result.stdout}`);
+        const envelope = onlyEnvelope(result.stdout);
+        assert.equal(envelope.ok, false);
+        assert.equal(envelope.data, null);
+        assert.equal(envelope.error.code, "GENERAL_ERROR");
+        assert.match(envelope.error.message, named);
+      }
+      // A Map is an object to JSON (an empty one): that is data.
+      const map = await run([...LAB, "shape", "--kind", "map", ...(async ? ["--async"] : [])]);
+      assert.equal(map.code, 0, map.stdout);
+      assert.deepEqual(onlyEnvelope(map.stdout).data, {});
+    });
+  }
+
   it("an exception is GENERAL_ERROR: envelope on stdout, stack on stderr", async () => {
     const result = await run([...LAB, "crash"]);
     assert.equal(result.code, 1);

@@ -5,7 +5,8 @@
 // completions.test.ts and mcp_install.test.ts.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CommandRegistry, RegistrationError } from "../../mod.ts";
+import { RegistrationError } from "../../mod.ts";
+import { CommandRegistry } from "../../lib/command/contract/registry.ts";
 import { manifestEntry } from "../../lib/command/contract/manifest.ts";
 import { manifestEntryIssues } from "../../lib/command/contract/registration_rules.ts";
 import {

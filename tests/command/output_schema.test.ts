@@ -4,7 +4,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { CommandRegistry, RegistrationError } from "../../mod.ts";
+import { RegistrationError } from "../../mod.ts";
+import { CommandRegistry } from "../../lib/command/contract/registry.ts";
 import { manifestEntryIssues } from "../../lib/command/contract/registration_rules.ts";
 import { mcpTool } from "../../lib/command/mcp/tool_mapping.ts";
 import {

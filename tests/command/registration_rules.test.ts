@@ -3,7 +3,8 @@
 // and registry.ts; all in-process.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CommandRegistry, createTool, RegistrationError } from "../../mod.ts";
+import { createTool, RegistrationError } from "../../mod.ts";
+import { CommandRegistry } from "../../lib/command/contract/registry.ts";
 import { PROTOCOL_FORBIDDEN } from "../../lib/command/contract/registration_rules.ts";
 import {
   asDefinition,

@@ -2,7 +2,8 @@
 // module it loads is published, and `deno install` with the documented permissions gives a working command.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { NOTES, onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
@@ -13,7 +14,7 @@ const DENO = denoGlobal?.execPath() ?? join(ROOT, "node_modules", "deno", "deno"
 const BINARY_PERMISSIONS = ["--allow-run", "--allow-read", "--allow-env"];
 
 describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary", timeout: 120_000 }, () => {
-  it("publishes the binary as ./cli with every module it loads", () => {
+  it("publishes the binary as ./cli with every module it loads, and the protocol subpaths", () => {
     const config = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
       exports: Record<string, string>;
     };
@@ -33,16 +34,20 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
     ) as {
       modules: Array<{ specifier: string }>;
     };
-    const local = graph.modules.map((module) => module.specifier).filter((specifier) =>
-      specifier.startsWith("file://")
-    )
-      .map((specifier) =>
-        specifier.slice(specifier.indexOf(ROOT.replace(/\/$/, "")) + ROOT.replace(/\/$/, "").length + 1)
-      )
-      .filter((path) => !path.startsWith("node_modules/"));
+    // The repository's own modules: not the type packages under node_modules (which may be a link to
+    // elsewhere, so they are told apart by their real path).
+    const local = graph.modules.map((module) => module.specifier)
+      .filter((specifier) => specifier.startsWith("file://"))
+      .map((specifier) => relative(ROOT, fileURLToPath(specifier)))
+      .filter((path) => !path.startsWith("..") && !path.startsWith("node_modules"));
     assert.ok(local.length > 10);
     for (const module of local) {
       assert.ok(published.has(module), `${module} is loaded by the binary but not published`);
+    }
+    // The subpaths for protocol authors are entry points of their own, and published.
+    for (const name of ["mcp", "lsp", "dap", "framing"]) {
+      const path = config.exports[`./${name}`];
+      assert.ok(path !== undefined && published.has(path.replace(/^\.\//, "")), `./${name} is exported`);
     }
   });
 

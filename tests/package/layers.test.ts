@@ -1,13 +1,23 @@
-// The source's layers: lib/runtime → lib/framing → lib/protocol → lib/command → cmd. A module imports from its
-// own layer or a lower one, never a higher one, and the leaf modules directly under lib/ (exit codes, JSON
-// helpers, the version) import only each other, so that every layer can use them.
+// The source's layers: lib/runtime → lib/framing → lib/protocol → lib/command → lib/bridge → cmd. A module
+// imports from its own layer or a lower one, never a higher one, and the leaf modules directly under lib/
+// (exit codes, JSON helpers, the version) import only each other, so that every layer can use them. The
+// binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts, and the
+// library's own modules never through an entry point.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ROOT } from "../helpers/run.ts";
 
-const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "cmd"];
+const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "lib/bridge", "cmd"];
+
+/** The package's entry points (deno.json `exports`), as paths from the root. */
+function entryPoints(): string[] {
+  const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
+    exports: Record<string, string>;
+  };
+  return Object.values(exports).map((path) => relative(".", path));
+}
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -46,5 +56,26 @@ describe("source layers", () => {
       }
     }
     assert.deepEqual(backEdges, []);
+  });
+
+  it("the library's own modules import other modules, never a package entry point", () => {
+    // On npm an entry point is a facade over the shared chunk: a module of dist/lib reaching it would mix
+    // that chunk with dist/lib's per-file copies of the same modules.
+    const entries = new Set(entryPoints().filter((path) => path.startsWith(`lib${sep}`)));
+    const reaches = sources("lib").flatMap((file) =>
+      localImports(file).filter((target) => entries.has(target) && target !== file)
+        .map((target) => `${file} imports ${target}`)
+    );
+    assert.deepEqual(reaches, []);
+  });
+
+  it("cmd/ imports the library only through its entry points and lib/bridge/mod.ts", () => {
+    const allowed = new Set([...entryPoints(), join("lib", "bridge", "mod.ts")]);
+    assert.ok(allowed.has("mod.ts") && allowed.has(join("lib", "protocol", "mcp", "mod.ts")));
+    const reaches = sources("cmd").flatMap((file) =>
+      localImports(file).filter((target) => !target.startsWith(`cmd${sep}`) && !allowed.has(target))
+        .map((target) => `${file} imports ${target}`)
+    );
+    assert.deepEqual(reaches, []);
   });
 });

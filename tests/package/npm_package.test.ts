@@ -1,7 +1,7 @@
 // The npm package as a user gets it: `npm pack`, install the tarball into an empty project, then import the
-// library, run a tool built on it, and run the `toolwire` bin — proving `files`, `exports`, `bin` and the
-// bundles are right, not just the sources. The README's quick start runs verbatim there, and a user project
-// type-checks against the shipped .d.ts files with the strictest compiler options.
+// library and its subpaths, run a tool built on it, and run the `toolwire` bin — proving `files`, `exports`,
+// `bin` and the bundles are right, not just the sources. The README's quick start runs verbatim there, and a
+// user project type-checks against the shipped .d.ts files with the strictest compiler options.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,6 +70,35 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(onlyEnvelope(bin.stdout).data.name, "toolwire");
   });
 
+  it("serves MCP from its own catalog through the toolwire/mcp subpath, one copy of the library across entries", async () => {
+    writeFileSync(
+      join(project, "ping.js"),
+      [
+        'import { processChannel, serveMcp } from "toolwire/mcp";',
+        'import { processChannel as framingChannel, SerialWriter } from "toolwire/framing";',
+        'import { serveLsp } from "toolwire/lsp";',
+        'import { serveDap } from "toolwire/dap";',
+        'import { createTool } from "toolwire";',
+        "// One module instance behind every entry: the same function, whichever subpath it came from.",
+        'if (processChannel !== framingChannel) throw new Error("two copies of the byte channel");',
+        'if (typeof SerialWriter !== "function" || typeof serveLsp !== "function" || typeof serveDap !== "function" || typeof createTool !== "function") throw new Error("missing export");',
+        "const catalog = {",
+        '  tools: () => [{ name: "ping", inputSchema: { type: "object" } }],',
+        '  call: async () => ({ kind: "result", result: { content: [{ type: "text", text: "pong" }] } }),',
+        "};",
+        'await serveMcp({ channel: processChannel() }, { serverInfo: { name: "pinger", version: "1.0.0" }, catalog });',
+      ].join("\n"),
+    );
+    const init =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+    const call = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping","arguments":{}}}\n';
+    const served = await run([NODE, join(project, "ping.js")], { cwd: project, stdin: init + call });
+    assert.equal(served.code, 0, served.stderr);
+    const [hello, answer] = served.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(hello.result.serverInfo.name, "pinger");
+    assert.equal(answer.result.content[0].text, "pong");
+  });
+
   it("runs the README's quick start verbatim and prints what the README shows", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## A tool in 20 lines"));
@@ -104,6 +133,10 @@ describe("the npm package", { timeout: 180_000 }, () => {
       join(project, "strict.ts"),
       [
         'import { CommandError, createTool, ExitCode, type ResponseEnvelope } from "toolwire";',
+        'import type { ToolCatalog } from "toolwire/mcp";',
+        'import type { LspHandlers } from "toolwire/lsp";',
+        "// A handler may return an interface: no index signature, no cast.",
+        "interface Added { title: string; count: number }",
         'const tool = createTool({ name: "strict", version: "1.0.0", description: "Strict" });',
         'tool.command("add", { description: "Add", danger_level: "mutating", required_scopes: [],',
         '  flags: { title: { type: "string", required: true, description: "Title" }, count: { type: "integer", description: "How many" } },',
@@ -111,9 +144,12 @@ describe("the npm package", { timeout: 180_000 }, () => {
         "  run: (ctx) => {",
         '    if (ctx.flags.title === "") throw new CommandError(ExitCode.ARG_ERROR, "empty");',
         "    const count: number | undefined = ctx.flags.count;",
-        "    return { title: ctx.flags.title, count: count ?? 1 };",
+        "    const added: Added = { title: ctx.flags.title, count: count ?? 1 };",
+        "    return added;",
         "  } });",
         "export const envelope: ResponseEnvelope | undefined = undefined;",
+        'export const catalog: ToolCatalog = { tools: () => [], call: async () => ({ kind: "result", result: { content: [] } }) };',
+        "export const handlers: LspHandlers = { initialize: () => ({ capabilities: {} }) };",
         "await tool.main();",
       ].join("\n"),
     );
@@ -163,17 +199,29 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(JSON.parse(readFileSync(pkg!, "utf8")).name, "toolwire");
     assert.equal(JSON.parse(readFileSync(schema!, "utf8")).type, "object");
     const installed = join(project, "node_modules", "toolwire", "dist");
-    for (const bundle of ["mod.js", "cmd/toolwire.js"]) {
-      assert.match(readFileSync(join(installed, bundle), "utf8"), /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
+    // The entries, and the one chunk that holds the library; each with the TypeScript it was built from.
+    for (
+      const [bundle, source] of [
+        ["mod.js", "mod.ts"],
+        ["lib/protocol/mcp/mod.js", "lib/protocol/mcp/mod.ts"],
+        ["lib/protocol/lsp/mod.js", "lib/protocol/lsp/mod.ts"],
+        ["lib/protocol/dap/mod.js", "lib/protocol/dap/mod.ts"],
+        ["lib/framing/mod.js", "lib/framing/mod.ts"],
+        ["chunks/toolwire.js", "lib/command/tool.ts"],
+        ["cmd/toolwire.js", "cmd/toolwire.ts"],
+      ]
+    ) {
+      const text = readFileSync(join(installed, bundle!), "utf8");
+      assert.match(text, /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
+      assert.doesNotMatch(text, /[\u0080-\u{10ffff}]/u, `${bundle} is ASCII only`);
       const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as {
         sources: string[];
         sourcesContent?: string[];
       };
-      assert.ok(
-        map.sources.some((source) => source.endsWith("lib/command/tool.ts")),
-        "the map points at the TypeScript sources",
-      );
+      assert.ok(map.sources.some((path) => path.endsWith(source!)), `${bundle}'s map points at ${source}`);
       assert.equal(map.sourcesContent?.length, map.sources.length, "the sources travel inside the map");
     }
+    // No other chunk: every entry shares the one copy of the library.
+    assert.deepEqual(readdirSync(join(installed, "chunks")).sort(), ["toolwire.js", "toolwire.js.map"]);
   });
 });

@@ -6,7 +6,7 @@ import { zshCompletion } from "./completions/zsh_completion.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
 import { quote } from "../cli/input_values.ts";
-import { registerBuiltin } from "../tool.ts";
+import type { Tool } from "../tool.ts";
 
 const SHELLS = {
   bash: bashCompletion,
@@ -17,7 +17,15 @@ const SHELLS = {
 /** The shells `tool completions` writes a script for. */
 export type CompletionShell = keyof typeof SHELLS;
 
-registerBuiltin("completions", (tool) => {
+/**
+ * Registers the built-in `completions` on a tool; every tool has it.
+ *
+ * @example
+ * ```ts
+ * registerCompletions(tool);
+ * ```
+ */
+export function registerCompletions(tool: Tool): void {
   tool.command("completions", {
     description: "Print a shell completion script for this tool's commands, flags and enum values",
     danger_level: "safe",
@@ -63,4 +71,4 @@ registerBuiltin("completions", (tool) => {
     // Plain output adds its own newline after the text.
     plain: (data) => (data as { script: string }).script.replace(/\n$/, ""),
   });
-});
+}

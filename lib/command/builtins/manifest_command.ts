@@ -1,8 +1,16 @@
-import { registerBuiltin } from "../tool.ts";
+import type { Tool } from "../tool.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { commandWords } from "../contract/command_words.ts";
 
-registerBuiltin("manifest", (tool) => {
+/**
+ * Registers the built-in `manifest` on a tool; every tool has it.
+ *
+ * @example
+ * ```ts
+ * registerManifest(tool);
+ * ```
+ */
+export function registerManifest(tool: Tool): void {
   tool.command("manifest", {
     description: "Print every command's contract — flags, exit codes, danger level — as one JSON document",
     danger_level: "safe",
@@ -43,7 +51,7 @@ registerBuiltin("manifest", (tool) => {
         ctx.meta.not_modified = true;
         return null;
       }
-      return manifest as unknown as Record<string, unknown>;
+      return manifest;
     },
     plain: (data) => {
       if (data === null) return "not modified";
@@ -59,4 +67,4 @@ registerBuiltin("manifest", (tool) => {
       ].join("\n");
     },
   });
-});
+}

@@ -1,36 +1,28 @@
 import type { CommandDefinition } from "../contract/contract.ts";
 import { installMcpServer, MCP_INSTALL_FLAGS, type McpInstallFlags } from "./mcp_install/install_server.ts";
-import { registerBuiltin, type Tool } from "../tool.ts";
+import type { Tool } from "../tool.ts";
 
 export { installMcpServer, type McpInstallFlags, type ServeTarget } from "./mcp_install/install_server.ts";
 
-/** The built-in `mcp install` definition, as {@linkcode registerMcpInstall} hands it to an extension. */
+/**
+ * The built-in `mcp install` definition, as {@linkcode ToolOptions.extendMcpInstall} receives it.
+ *
+ * @example
+ * ```ts
+ * const extend = (builtin: McpInstallDefinition) => ({ ...builtin, description: "Register the hub" });
+ * ```
+ */
 export type McpInstallDefinition = CommandDefinition<McpInstallFlags> & { flags: McpInstallFlags };
 
 /**
  * Registers `mcp.install` on a tool: the built-in — register the tool's own `mcp serve` with an MCP client —
- * or, with `extend`, a definition built from it. An extension that serves more (toolwire's `--exec`) adds
- * its flags and calls {@linkcode installMcpServer} with the `mcp serve` arguments they need, or
- * `builtin.run(ctx)` for the plain case. A tool that registers its own calls `createTool` with
- * `replaceBuiltins: ["mcp.install"]`.
+ * or, with `extend` ({@linkcode ToolOptions.extendMcpInstall}), a definition built from it. An extension that
+ * serves more (toolwire's `--exec`) adds its flags and calls {@linkcode installMcpServer} with the `mcp serve`
+ * arguments they need, or `builtin.run(ctx)` for the plain case.
  *
  * @example
  * ```ts
- * import { type CommandDefinition, createTool } from "@toolwire/toolwire";
- *
- * const PROFILE_FLAG = { profile: { type: "string", description: "Profile to serve" } } as const;
- * type HubInstall = CommandDefinition<McpInstallFlags & typeof PROFILE_FLAG>;
- *
- * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.install"] });
- * registerMcpInstall(tool, (builtin): HubInstall => ({
- *   ...builtin,
- *   flags: { ...builtin.flags, ...PROFILE_FLAG },
- *   run: (ctx) =>
- *     ctx.flags.profile === undefined ? builtin.run(ctx) : installMcpServer(ctx, {
- *       serveArgs: ["mcp", "serve", "--profile", ctx.flags.profile],
- *       defaultName: `hub-${ctx.flags.profile}`,
- *     }),
- * }));
+ * registerMcpInstall(tool, options.extendMcpInstall);
  * ```
  */
 export function registerMcpInstall<const F extends McpInstallFlags>(
@@ -137,5 +129,3 @@ function renderInstall(data: unknown): string {
     }
   }
 }
-
-registerBuiltin("mcp.install", (tool) => registerMcpInstall(tool));

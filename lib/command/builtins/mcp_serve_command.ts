@@ -1,4 +1,4 @@
-import { serveMcp } from "../../protocol/mcp/mod.ts";
+import { serveMcp } from "../../protocol/mcp/mcp_server.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/in_flight.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { CommandError } from "../contract/command_error.ts";
@@ -7,7 +7,7 @@ import { ExitCode } from "../../exit_code.ts";
 import { commandCatalog } from "../mcp/command_catalog.ts";
 import { servedCommands } from "../mcp/tool_mapping.ts";
 import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
-import { registerBuiltin, type Tool } from "../tool.ts";
+import type { Tool } from "../tool.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /**
@@ -36,29 +36,25 @@ export const MCP_SERVE_FLAGS = {
 /** The flags of the built-in `mcp serve`. */
 export type McpServeFlags = typeof MCP_SERVE_FLAGS;
 
-/** The built-in `mcp serve` definition, as {@linkcode registerMcpServe} hands it to an extension. */
-export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { flags: McpServeFlags };
-
 /**
- * Registers `mcp.serve` on a tool: the built-in — the tool's own commands as MCP tools — or, with `extend`,
- * a definition built from it. An extension keeps what it does not replace (spread `builtin`, add flags, and
- * call `builtin.serve(ctx)` for the plain case). Either way the manifest entry covers every command served
- * (REQ-C-032): its danger level is the most severe of the declared one and the served commands', its scopes
- * the union. A tool that registers its own calls `createTool` with `replaceBuiltins: ["mcp.serve"]`.
+ * The built-in `mcp serve` definition, as {@linkcode ToolOptions.extendMcpServe} receives it.
  *
  * @example
  * ```ts
- * import { createTool, type ProtocolCommandDefinition } from "@toolwire/toolwire";
+ * const extend = (builtin: McpServeDefinition) => ({ ...builtin, description: "Serve the hub's tools" });
+ * ```
+ */
+export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { flags: McpServeFlags };
+
+/**
+ * Registers `mcp.serve` on a tool: the built-in — the tool's own commands as MCP tools — or, with `extend`
+ * ({@linkcode ToolOptions.extendMcpServe}), a definition built from it. Either way the manifest entry covers
+ * every command served (REQ-C-032): its danger level is the most severe of the declared one and the served
+ * commands', its scopes the union.
  *
- * const PROFILE_FLAG = { profile: { type: "string", description: "Configuration profile" } } as const;
- * type HubServe = ProtocolCommandDefinition<McpServeFlags & typeof PROFILE_FLAG>;
- *
- * const tool = createTool({ name: "hub", version: "1.0.0", description: "A hub", replaceBuiltins: ["mcp.serve"] });
- * registerMcpServe(tool, (builtin): HubServe => ({
- *   ...builtin,
- *   flags: { ...builtin.flags, ...PROFILE_FLAG },
- *   serve: (ctx) => builtin.serve(ctx),
- * }));
+ * @example
+ * ```ts
+ * registerMcpServe(tool, options.extendMcpServe);
  * ```
  */
 export function registerMcpServe<const F extends Record<string, FlagSpec>>(
@@ -66,8 +62,12 @@ export function registerMcpServe<const F extends Record<string, FlagSpec>>(
   extend?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<F>,
 ): void {
   const builtin = builtinDefinition(tool);
-  if (extend === undefined) tool.command("mcp.serve", builtin, coverServedCommands);
-  else tool.command("mcp.serve", extend(builtin), coverServedCommands);
+  const definition = extend === undefined ? builtin : extend(builtin);
+  tool.registry.register(
+    "mcp.serve",
+    definition as unknown as ProtocolCommandDefinition,
+    coverServedCommands,
+  );
 }
 
 /**
@@ -158,5 +158,3 @@ const coverServedCommands: EntryRefiner = (entry, registry) => {
     ].sort(),
   };
 };
-
-registerBuiltin("mcp.serve", (tool) => registerMcpServe(tool));

@@ -212,8 +212,18 @@ export interface CommandContext<
   meta: Record<string, unknown>;
 }
 
-/** A value a handler may return as `data`: an object, an array, or nothing. */
-export type CommandData = Record<string, unknown> | unknown[] | null | undefined;
+/**
+ * A value a handler may return as `data`: an object — an interface type too, no index signature needed — an
+ * array, or nothing. It is checked when the handler returns: what JSON makes of it must be an object, an
+ * array or null, so a handler that returns a string, a number or a Date fails with GENERAL_ERROR.
+ *
+ * @example
+ * ```ts
+ * interface Note { id: number; title: string }
+ * const data: CommandData = { id: 1, title: "groceries" } satisfies Note;
+ * ```
+ */
+export type CommandData = object | null | undefined;
 
 /** Renders `data` for a person (`--format plain`). */
 export type PlainRenderer = (data: unknown) => string;

@@ -1,4 +1,4 @@
-import type { JsonToolResult } from "../../protocol/mcp/mod.ts";
+import type { JsonToolResult } from "../../protocol/mcp/tool_catalog.ts";
 import { envelopeJson } from "../cli/cli_output.ts";
 import type { ResponseEnvelope } from "../contract/envelope.ts";
 

@@ -5,7 +5,7 @@ import type {
   ToolCallContext,
   ToolCallOutcome,
   ToolCatalog,
-} from "../../protocol/mcp/mod.ts";
+} from "../../protocol/mcp/tool_catalog.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";

@@ -1,4 +1,4 @@
-import type { McpTool } from "../../protocol/mcp/mod.ts";
+import type { McpTool } from "../../protocol/mcp/tool_catalog.ts";
 import type { FlagSpec } from "../contract/contract.ts";
 import { coerceJson, type InputIssue, quote } from "../cli/input_values.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";

@@ -354,6 +354,44 @@ function runHandler(
       progress: invocation.progress,
       meta,
     }, scope);
-    return invocation.definition.run(context);
+    const returned = invocation.definition.run(context);
+    return isPromise(returned)
+      ? returned.then((data) => handlerData(invocation.path, data))
+      : handlerData(invocation.path, returned);
   }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
+}
+
+function isPromise(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+/**
+ * What a handler returned, as the envelope's `data`: its type lets a handler return any object (interfaces
+ * have no index signature), so the JSON shape is checked here, before an idempotency record or an envelope
+ * holds it. Throws a TypeError, which ends the call as GENERAL_ERROR, when JSON would not make it an
+ * object, an array or null.
+ */
+function handlerData(path: string, data: unknown): unknown {
+  if (data === undefined || data === null || Array.isArray(data)) return data;
+  if (typeof data === "object") {
+    const toJSON = (data as { toJSON?: unknown }).toJSON;
+    const json: unknown = typeof toJSON === "function" ? toJSON.call(data, "") : data;
+    if (typeof json === "object") return data;
+    throw new TypeError(
+      `${commandWords(path)} returned ${kindOf(data)} as its data, which JSON turns into ${kindOf(json)}; ` +
+        `a handler returns a JSON object, an array, or nothing`,
+    );
+  }
+  throw new TypeError(
+    `${commandWords(path)} returned ${kindOf(data)} as its data; ` +
+      `a handler returns a JSON object, an array, or nothing`,
+  );
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? `a ${name}` : "an object";
 }

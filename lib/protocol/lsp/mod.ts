@@ -1,6 +1,31 @@
 /**
- * The Language Server Protocol lifecycle for protocol commands (`protocol: "lsp"`, REQ-C-032).
+ * The Language Server Protocol lifecycle for protocol commands (`protocol: "lsp"`, REQ-C-032), as
+ * `@toolwire/toolwire/lsp` (`toolwire/lsp` on npm): `serveLsp` runs the framing and the lifecycle, the
+ * handlers answer the methods.
+ *
+ * @example
+ * ```ts
+ * import { serveLsp } from "@toolwire/toolwire/lsp";
+ *
+ * tool.command("lsp", {
+ *   description: "Serve the Language Server Protocol over stdio",
+ *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "lsp",
+ *   exit_codes: {
+ *     "0": { name: "SUCCESS", description: "Clean shutdown", retryable: false, side_effects: "none" },
+ *   },
+ *   serve: () => (io) => serveLsp(io, { initialize: () => ({ capabilities: {} }) }),
+ * });
+ * ```
  * @module
  */
-export * from "./lsp_response_error.ts";
-export * from "./serve_lsp.ts";
+export { LspResponseError } from "./lsp_response_error.ts";
+export {
+  type LspContext,
+  type LspHandlers,
+  type LspInitializeResult,
+  type LspNotificationHandler,
+  type LspOptions,
+  type LspRequestHandler,
+  serveLsp,
+} from "./serve_lsp.ts";
+export { ProtocolEndCode } from "../session_end.ts";

@@ -1,10 +1,48 @@
 /**
- * The dual-era MCP stdio server: the wire rules, independent of where tools come from.
+ * The dual-era MCP server (`@toolwire/toolwire/mcp`, `toolwire/mcp` on npm): the wire rules over stdio, any
+ * pair of Web Streams, or a listening socket, independent of where the tools come from. A
+ * {@linkcode ToolCatalog} says which tools exist and what a call returns; a tool's own `mcp serve` is one
+ * built from its commands.
+ *
+ * @example
+ * ```ts
+ * import { processChannel, serveMcp, type ToolCatalog } from "@toolwire/toolwire/mcp";
+ *
+ * const catalog: ToolCatalog = {
+ *   tools: () => [{ name: "ping", inputSchema: { type: "object" } }],
+ *   call: async () => ({ kind: "result", result: { content: [{ type: "text", text: "pong" }] } }),
+ * };
+ * const serverInfo = { name: "pinger", version: "1.0.0" };
+ * await serveMcp({ channel: processChannel() }, { serverInfo, catalog });
+ * ```
  * @module
  */
-export * from "./mcp_server.ts";
-export * from "./request_meta.ts";
-export * from "./tool_catalog.ts";
-export * from "./versions.ts";
-export * from "./mcp_listener.ts";
-export * from "./slot_pool.ts";
+export { type McpServerIO, type McpServerOptions, serveMcp } from "./mcp_server.ts";
+export { listenMcp, type McpListener, type McpListenerOptions } from "./mcp_listener.ts";
+export type {
+  CallCancellation,
+  CallToolResult,
+  InputRequiredResult,
+  JsonToolResult,
+  McpTool,
+  ToolAnnotations,
+  ToolCall,
+  ToolCallContext,
+  ToolCallOutcome,
+  ToolCatalog,
+} from "./tool_catalog.ts";
+export type { LogLevel } from "./request_meta.ts";
+// A call that fails as a JSON-RPC error (`{ kind: "error", error }`) names its code.
+export { type RpcError, RpcErrorCode } from "../json_rpc.ts";
+export { SlotPool } from "./slot_pool.ts";
+export { ALL_VERSIONS, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+// What a session runs over: the process's stdio, any pair of Web Streams, or a socket address to listen on.
+export {
+  type ByteChannel,
+  type ByteSink,
+  type ByteSource,
+  processChannel,
+  streamChannel,
+} from "../../runtime/byte_channel.ts";
+export type { StdioData } from "../../runtime/stdio.ts";
+export type { SocketAddress } from "../../runtime/socket.ts";

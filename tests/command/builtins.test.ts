@@ -1,0 +1,77 @@
+// The built-in commands come with the tool itself — `manifest`, `mcp serve`, `mcp install`, `completions`
+// on every tool — and `mcp serve` and `mcp install` are extended through one option each
+// (`extendMcpServe`, `extendMcpInstall`), as the `lab` fixture does with `--banner`.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createTool } from "../../mod.ts";
+import { type Loose, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
+
+const LAB = programArgv("tests/fixtures/lab.ts");
+const INITIALIZE =
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+
+describe("built-in commands", () => {
+  it("every tool has the four built-ins, and two tools in one process each have their own", async () => {
+    const plain = createTool({ name: "plain", version: "1.0.0", description: "Plain" });
+    const hub = createTool({
+      name: "hub",
+      version: "1.0.0",
+      description: "Hub",
+      extendMcpServe: (builtin) => ({ ...builtin, description: "The hub's own server" }),
+    });
+    const again = createTool({ name: "again", version: "1.0.0", description: "Again" });
+    for (const tool of [plain, hub, again]) {
+      const { commands } = await tool.manifest();
+      assert.deepEqual(Object.keys(commands).sort(), ["completions", "manifest", "mcp.install", "mcp.serve"]);
+    }
+    assert.equal((await hub.manifest()).commands["mcp.serve"]!.description, "The hub's own server");
+    for (const tool of [plain, again]) {
+      assert.match((await tool.manifest()).commands["mcp.serve"]!.description, /^Serve the tool's commands/);
+    }
+  });
+
+  it("extendMcpServe: the manifest shows the added flag and still rates the server by what it serves", async () => {
+    const result = await run([...LAB, "manifest", "--format", "json"]);
+    assert.equal(result.code, 0, result.stderr);
+    const serve = onlyEnvelope(result.stdout).data.commands["mcp.serve"] as Loose;
+    assert.deepEqual(Object.keys(serve.flags).sort(), [
+      "banner",
+      "max-in-flight",
+      "max-message-bytes",
+      "read-only",
+    ]);
+    // lab has a destructive command (`wipe`): the extended server is as dangerous as what it serves.
+    assert.equal(serve.danger_level, "destructive");
+    assert.match(serve.description, /destructive because it serves wipe/);
+  });
+
+  it("extendMcpServe: the extended server runs, and the plain one without the flag", async () => {
+    const extended = await run([...LAB, "mcp", "serve", "--banner", "hello from lab"], { stdin: INITIALIZE });
+    assert.equal(extended.code, 0, extended.stderr);
+    assert.match(extended.stderr, /hello from lab/);
+    assert.equal(JSON.parse(extended.stdout.split("\n")[0]!).result.serverInfo.name, "lab");
+    const plain = await run([...LAB, "mcp", "serve"], { stdin: INITIALIZE });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.doesNotMatch(plain.stderr, /hello from lab/);
+  });
+
+  it("extendMcpInstall: the registered server gets the extension's arguments", async () => {
+    const home = tempDir();
+    try {
+      const argv = [...LAB, "--format", "json", "mcp", "install", "--client", "cursor", "--print"];
+      const env = { HOME: home.path, XDG_CONFIG_HOME: home.path, APPDATA: home.path };
+      const extended = await run([...argv, "--banner", "hi"], { env, cwd: home.path });
+      assert.equal(extended.code, 0, extended.stderr);
+      const args = onlyEnvelope(extended.stdout).data.snippet.mcpServers.lab.args as string[];
+      assert.deepEqual(args.slice(-4), ["mcp", "serve", "--banner", "hi"]);
+      const plain = await run(argv, { env, cwd: home.path });
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.deepEqual((onlyEnvelope(plain.stdout).data.snippet.mcpServers.lab.args as string[]).slice(-2), [
+        "mcp",
+        "serve",
+      ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
