@@ -35,7 +35,9 @@ const EXEC_INSTALL_FLAGS = {
  *
  * @example
  * ```ts
- * const tool = createTool({ name: "toolwire", version, description, extendMcpInstall: withExecInstall });
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "bridge", version: "1.0.0", description: "Bridges CLIs", extendMcpInstall: withExecInstall });
  * ```
  */
 export function withExecInstall(

@@ -24,7 +24,9 @@ const SERVE_EXEC_FLAGS = {
  *
  * @example
  * ```ts
- * const tool = createTool({ name: "toolwire", version, description, extendMcpServe: withExec });
+ * import { createTool } from "@toolwire/toolwire";
+ *
+ * const tool = createTool({ name: "bridge", version: "1.0.0", description: "Bridges CLIs", extendMcpServe: withExec });
  * ```
  */
 export function withExec(

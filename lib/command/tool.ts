@@ -73,11 +73,15 @@ export interface ToolOptions<
    *
    * @example
    * ```ts
+   * import type { McpServeDefinition, McpServeFlags, ProtocolCommandDefinition, ProtocolLoop } from "@toolwire/toolwire";
+   *
+   * declare function profileLoop(profile: string): ProtocolLoop;
+   * const PROFILE = { profile: { type: "string", description: "Configuration profile" } } as const;
    * const tool = createTool({
    *   name: "hub", version: "1.0.0", description: "A hub",
-   *   extendMcpServe: (builtin: McpServeDefinition) => ({
+   *   extendMcpServe: (builtin: McpServeDefinition): ProtocolCommandDefinition<McpServeFlags & typeof PROFILE> => ({
    *     ...builtin,
-   *     flags: { ...builtin.flags, profile: { type: "string", description: "Configuration profile" } },
+   *     flags: { ...builtin.flags, ...PROFILE },
    *     serve: (ctx) => ctx.flags.profile === undefined ? builtin.serve(ctx) : profileLoop(ctx.flags.profile),
    *   }),
    * });
@@ -91,11 +95,14 @@ export interface ToolOptions<
    *
    * @example
    * ```ts
+   * import { type CommandDefinition, installMcpServer, type McpInstallDefinition, type McpInstallFlags } from "@toolwire/toolwire";
+   *
+   * const PROFILE = { profile: { type: "string", description: "Profile to serve" } } as const;
    * const tool = createTool({
    *   name: "hub", version: "1.0.0", description: "A hub",
-   *   extendMcpInstall: (builtin: McpInstallDefinition) => ({
+   *   extendMcpInstall: (builtin: McpInstallDefinition): CommandDefinition<McpInstallFlags & typeof PROFILE> => ({
    *     ...builtin,
-   *     flags: { ...builtin.flags, profile: { type: "string", description: "Profile to serve" } },
+   *     flags: { ...builtin.flags, ...PROFILE },
    *     run: (ctx) =>
    *       ctx.flags.profile === undefined ? builtin.run(ctx) : installMcpServer(ctx, {
    *         serveArgs: ["mcp", "serve", "--profile", ctx.flags.profile],

@@ -241,7 +241,7 @@ export class ContentLengthSplitter {
  *
  * @example
  * ```ts
- * import { processChannel, sourceReadable } from "@toolwire/toolwire";
+ * import { processChannel, sourceReadable } from "@toolwire/toolwire/framing";
  *
  * const framer = new ContentLengthFramer({ maxMessageBytes: 1 << 20 });
  * for await (const frame of sourceReadable(processChannel()).pipeThrough(framer)) {

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { LineSplitter } from "@toolwire/toolwire";
+ * import { LineSplitter } from "@toolwire/toolwire/framing";
  *
  * const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_MESSAGE_BYTES / 4 });
  * ```
@@ -23,7 +23,7 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { ContentLengthFramer } from "@toolwire/toolwire";
+ * import { ContentLengthFramer } from "@toolwire/toolwire/framing";
  *
  * const framer = new ContentLengthFramer({ maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES / 8 });
  * ```
@@ -36,7 +36,7 @@ export const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
  *
  * @example
  * ```ts
- * import type { ContentLengthFrame } from "@toolwire/toolwire";
+ * import type { ContentLengthFrame } from "@toolwire/toolwire/framing";
  *
  * declare const frame: ContentLengthFrame;
  * if (frame.kind === "oversized") console.log(frame.head.length <= OVERSIZED_HEAD_BYTES); // true

@@ -124,7 +124,7 @@ export class LineSplitter {
  *
  * @example
  * ```ts
- * import { processChannel, sourceReadable } from "@toolwire/toolwire";
+ * import { processChannel, sourceReadable } from "@toolwire/toolwire/framing";
  *
  * const frames = sourceReadable(processChannel()).pipeThrough(new LineFramer({ maxLineBytes: 1 << 20 }));
  * for await (const frame of frames) {

@@ -20,7 +20,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { processChannel, SerialWriter } from "@toolwire/toolwire";
+ * import { processChannel, SerialWriter } from "@toolwire/toolwire/framing";
  *
  * const out = new SerialWriter(processChannel());
  * await out.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');

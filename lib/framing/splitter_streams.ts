@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { type LineFrame, LineSplitter } from "@toolwire/toolwire";
+ * import { type LineFrame, LineSplitter } from "@toolwire/toolwire/framing";
  *
  * const splitter: Splitter<LineFrame> = new LineSplitter();
  * ```
@@ -30,7 +30,7 @@ export interface Splitter<F> {
  *
  * @example
  * ```ts
- * import { LineSplitter } from "@toolwire/toolwire";
+ * import { LineSplitter } from "@toolwire/toolwire/framing";
  *
  * const { readable, writable } = splitterStreams(new LineSplitter({ maxLineBytes: 1 << 20 }));
  * ```

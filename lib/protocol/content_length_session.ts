@@ -16,7 +16,8 @@ import { sourceReadable } from "../runtime/byte_channel.ts";
  *
  * @example
  * ```ts
- * import { encodeContentLength, type ProtocolIO } from "@toolwire/toolwire";
+ * import { encodeContentLength } from "@toolwire/toolwire/framing";
+ * import { type ProtocolIO } from "@toolwire/toolwire";
  *
  * declare const io: ProtocolIO;
  * const session = new ContentLengthSession(io, { maxMessageBytes: 1 << 20 });

@@ -151,7 +151,8 @@ async function handleFrame(
  *
  * @example
  * ```ts
- * import { encodeContentLength, errorResponse, resultResponse } from "@toolwire/toolwire";
+ * import { encodeContentLength } from "@toolwire/toolwire/framing";
+ * import { errorResponse, resultResponse } from "./json_rpc.ts";
  *
  * const id = 7;
  * const result = { size: 10n }; // JSON cannot hold a BigInt

@@ -28,7 +28,7 @@ export interface ByteSink {
  *
  * @example
  * ```ts
- * import { processChannel } from "@toolwire/toolwire";
+ * import { processChannel } from "@toolwire/toolwire/framing";
  *
  * const channel = processChannel();
  * const chunk = await channel.read();
@@ -49,7 +49,7 @@ let processStdio: ByteChannel | undefined;
  *
  * @example
  * ```ts
- * import { processChannel } from "@toolwire/toolwire";
+ * import { processChannel } from "@toolwire/toolwire/framing";
  *
  * await processChannel().write("ready\n");
  * ```
@@ -67,7 +67,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { streamSink } from "@toolwire/toolwire";
+ * import { streamSink } from "@toolwire/toolwire/framing";
  *
  * const chunks: Uint8Array[] = [];
  * const sink = streamSink(new WritableStream({ write: (chunk) => void chunks.push(chunk) }));
@@ -96,7 +96,7 @@ export function streamSink(writable: WritableStream<Uint8Array>): ByteSink & { r
  *
  * @example
  * ```ts
- * import { streamChannel } from "@toolwire/toolwire";
+ * import { streamChannel } from "@toolwire/toolwire/framing";
  *
  * const pipe = new TransformStream<Uint8Array, Uint8Array>();
  * const channel = streamChannel(pipe.readable, new WritableStream());
@@ -149,7 +149,7 @@ export function streamChannel(
  *
  * @example
  * ```ts
- * import { processChannel, readChunks } from "@toolwire/toolwire";
+ * import { processChannel, readChunks } from "@toolwire/toolwire/framing";
  *
  * let bytes = 0;
  * await readChunks(processChannel(), (chunk) => void (bytes += chunk.length));
@@ -174,7 +174,7 @@ export async function readChunks(
  *
  * @example
  * ```ts
- * import { ContentLengthFramer, processChannel, sourceReadable } from "@toolwire/toolwire";
+ * import { ContentLengthFramer, processChannel, sourceReadable } from "@toolwire/toolwire/framing";
  *
  * const frames = sourceReadable(processChannel()).pipeThrough(new ContentLengthFramer());
  * ```

@@ -22,6 +22,9 @@ export type CompletionShell = keyof typeof SHELLS;
  *
  * @example
  * ```ts
+ * import type { Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool; // a tool being built, before its own commands
  * registerCompletions(tool);
  * ```
  */

@@ -7,6 +7,9 @@ import { commandWords } from "../contract/command_words.ts";
  *
  * @example
  * ```ts
+ * import type { Tool } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool; // a tool being built, before its own commands
  * registerManifest(tool);
  * ```
  */

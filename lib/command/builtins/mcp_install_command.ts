@@ -22,6 +22,10 @@ export type McpInstallDefinition = CommandDefinition<McpInstallFlags> & { flags:
  *
  * @example
  * ```ts
+ * import type { Tool, ToolOptions } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool;
+ * declare const options: ToolOptions;
  * registerMcpInstall(tool, options.extendMcpInstall);
  * ```
  */

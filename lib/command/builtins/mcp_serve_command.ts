@@ -54,6 +54,10 @@ export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { fl
  *
  * @example
  * ```ts
+ * import type { Tool, ToolOptions } from "@toolwire/toolwire";
+ *
+ * declare const tool: Tool;
+ * declare const options: ToolOptions;
  * registerMcpServe(tool, options.extendMcpServe);
  * ```
  */

@@ -267,7 +267,8 @@ export interface CommandDefinition<
  *
  * @example
  * ```ts
- * import { createTool, type LspHandlers, serveLsp } from "@toolwire/toolwire";
+ * import { createTool } from "@toolwire/toolwire";
+ * import { type LspHandlers, serveLsp } from "@toolwire/toolwire/lsp";
  *
  * declare const handlers: LspHandlers;
  * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep notes" });

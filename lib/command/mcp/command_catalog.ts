@@ -23,7 +23,9 @@ export interface ServedTool {
  *
  * @example
  * ```ts
- * import { processChannel, serveMcp, type Tool } from "@toolwire/toolwire";
+ * import { processChannel } from "@toolwire/toolwire/framing";
+ * import type { Tool } from "@toolwire/toolwire";
+ * import { serveMcp } from "@toolwire/toolwire/mcp";
  *
  * declare const tool: Tool;
  * const catalog = commandCatalog(tool, await tool.manifest(), { readOnly: false });

@@ -41,7 +41,9 @@ export interface ExecTarget {
  *
  * @example
  * ```ts
- * import { type Manifest, processChannel, serveMcp } from "@toolwire/toolwire";
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { serveMcp } from "@toolwire/toolwire/mcp";
+ * import { processChannel } from "@toolwire/toolwire/framing";
  *
  * declare const manifest: Manifest; // what `python3 tool.py --format json manifest` printed
  * const catalog = execCatalog({ argv: ["python3", "tool.py"], callTimeoutMs: 60_000 }, manifest, { readOnly: false });

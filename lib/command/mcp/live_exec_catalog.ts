@@ -33,7 +33,8 @@ export interface LiveExecOptions {
  *
  * @example
  * ```ts
- * import { processChannel, serveMcp } from "@toolwire/toolwire";
+ * import { processChannel } from "@toolwire/toolwire/framing";
+ * import { serveMcp } from "@toolwire/toolwire/mcp";
  * import { loadExecManifest } from "./exec_manifest.ts";
  *
  * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };

@@ -83,7 +83,9 @@ const CONFIRM_KEY = "confirm";
  *
  * @example
  * ```ts
- * import { type Manifest, processChannel, type ResponseEnvelope, serveMcp } from "@toolwire/toolwire";
+ * import type { Manifest, ResponseEnvelope } from "@toolwire/toolwire";
+ * import { serveMcp } from "@toolwire/toolwire/mcp";
+ * import { processChannel } from "@toolwire/toolwire/framing";
  *
  * declare const manifest: Manifest;
  * declare function runIt(call: ValidatedCall): Promise<ResponseEnvelope>;

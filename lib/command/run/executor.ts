@@ -304,7 +304,7 @@ export function timeoutError(exitCodes: ExitCodeTable, message: string, suggesti
  *
  * @example
  * ```ts
- * import { Cancellation } from "@toolwire/toolwire";
+ * import { Cancellation } from "./cancellation.ts";
  *
  * cancelledError(new Cancellation("SIGTERM")).context; // { signal: "SIGTERM" }
  * ```

@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
  * import { serveDap } from "@toolwire/toolwire/dap";
  *
+ * const tool = createTool({ name: "debugger", version: "1.0.0", description: "A debug adapter" });
  * tool.command("dap", {
  *   description: "Serve the Debug Adapter Protocol over stdio",
  *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "dap",

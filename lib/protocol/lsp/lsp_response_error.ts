@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { RpcErrorCode } from "@toolwire/toolwire";
+ * import { RpcErrorCode } from "@toolwire/toolwire/mcp";
  *
  * throw new LspResponseError(RpcErrorCode.INVALID_PARAMS, "position is outside the document");
  * ```

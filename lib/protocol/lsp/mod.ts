@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
+ * import { createTool } from "@toolwire/toolwire";
  * import { serveLsp } from "@toolwire/toolwire/lsp";
  *
+ * const tool = createTool({ name: "editor-help", version: "1.0.0", description: "A language server" });
  * tool.command("lsp", {
  *   description: "Serve the Language Server Protocol over stdio",
  *   danger_level: "safe", required_scopes: [], stdout: "protocol", protocol: "lsp",

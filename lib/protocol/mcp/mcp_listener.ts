@@ -39,7 +39,7 @@ export interface McpListener {
  *
  * @example
  * ```ts
- * import type { ToolCatalog } from "@toolwire/toolwire";
+ * import type { ToolCatalog } from "@toolwire/toolwire/mcp";
  *
  * declare const catalog: ToolCatalog;
  * const listener = await listenMcp({ kind: "tcp", host: "127.0.0.1", port: 0 }, {

@@ -95,7 +95,8 @@ type Reply = Record<string, unknown> | string | null;
  *
  * @example
  * ```ts
- * import { processChannel, type ToolCatalog } from "@toolwire/toolwire";
+ * import { processChannel } from "@toolwire/toolwire/framing";
+ * import { type ToolCatalog } from "@toolwire/toolwire/mcp";
  *
  * declare const catalog: ToolCatalog;
  * // The process's own stdin and stdout; `streamChannel(readable, writable)` serves anything else.
