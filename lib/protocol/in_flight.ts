@@ -1,3 +1,5 @@
+import { SlotPool } from "./slot_pool.ts";
+
 /** Requests a protocol session has open at once before it stops reading, unless told otherwise. */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 
@@ -22,13 +24,14 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  * ```
  */
 export class InFlight<K, T> {
-  readonly #limit: number;
+  readonly #slots: SlotPool;
   readonly #unanswered = new Map<K, Entry<T>>();
-  readonly #running = new Map<Promise<void>, AbortController>();
+  /** The running handlers' controllers, answered or not: a cancelled handler still running holds its slot. */
+  readonly #running = new Set<AbortController>();
 
   /** `limit`: how many may run at once. */
   constructor(limit: number) {
-    this.#limit = Math.max(1, limit);
+    this.#slots = new SlotPool(limit);
   }
 
   /** Whether a request with this key is running and not yet answered. */
@@ -36,15 +39,23 @@ export class InFlight<K, T> {
     return this.#unanswered.has(key);
   }
 
-  /** Starts `work` for a request; `value` is handed back by {@linkcode InFlight.cancel}. `work` must not throw. */
+  /**
+   * Starts `work` for a request in a slot of its own (after {@linkcode InFlight.room}, one is free; else the
+   * work waits for one); `value` is handed back by {@linkcode InFlight.cancel}. `work` must not throw.
+   */
   start(key: K, value: T, work: (signal: AbortSignal) => Promise<void>): void {
-    const entry: Entry<T> = { value, controller: new AbortController(), done: Promise.resolve() };
+    const controller = new AbortController();
+    const entry: Entry<T> = { value, controller, done: Promise.resolve() };
     this.#unanswered.set(key, entry);
-    entry.done = work(entry.controller.signal).catch(() => {}).finally(() => {
-      this.#running.delete(entry.done);
-      if (this.#unanswered.get(key) === entry) this.#unanswered.delete(key);
-    });
-    this.#running.set(entry.done, entry.controller);
+    this.#running.add(controller);
+    const slot = this.#slots.take();
+    entry.done = (slot === undefined ? work(controller.signal) : slot.then(() => work(controller.signal)))
+      .catch(() => {})
+      .finally(() => {
+        this.#slots.give();
+        this.#running.delete(controller);
+        if (this.#unanswered.get(key) === entry) this.#unanswered.delete(key);
+      });
   }
 
   /** Takes the right to answer a request: `true` once, for whoever asks first. */
@@ -63,7 +74,7 @@ export class InFlight<K, T> {
 
   /** Resolves once fewer than the limit are running; a cancelled handler still running still counts. */
   async room(): Promise<void> {
-    while (this.#running.size >= this.#limit) await Promise.race(this.#running.keys());
+    await this.#slots.whenFree();
   }
 
   /**
@@ -79,7 +90,7 @@ export class InFlight<K, T> {
   /** Aborts every running handler; their answers are no longer wanted. */
   abortAll(): void {
     this.#unanswered.clear();
-    for (const controller of this.#running.values()) {
+    for (const controller of this.#running) {
       controller.abort(new DOMException("The session ended", "AbortError"));
     }
   }

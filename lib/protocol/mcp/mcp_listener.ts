@@ -9,7 +9,7 @@
 import type { ByteChannel } from "../../runtime/byte_channel.ts";
 import { listenSocket, type SocketAddress, type SocketConnection } from "../../runtime/socket.ts";
 import { type McpServerOptions, serveMcp } from "./mcp_server.ts";
-import { SlotPool } from "./slot_pool.ts";
+import { SlotPool } from "../slot_pool.ts";
 
 /** Options of {@linkcode listenMcp}: those of a session, plus the bounds over all connections. */
 export interface McpListenerOptions extends Omit<McpServerOptions, "sharedInFlight"> {

@@ -34,7 +34,7 @@ export type {
 export type { LogLevel } from "./request_meta.ts";
 // A call that fails as a JSON-RPC error (`{ kind: "error", error }`) names its code.
 export { type RpcError, RpcErrorCode } from "../json_rpc.ts";
-export { SlotPool } from "./slot_pool.ts";
+export { SlotPool } from "../slot_pool.ts";
 export { ALL_VERSIONS, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 // What a session runs over: the process's stdio, any pair of Web Streams, or a socket address to listen on.
 export {
