@@ -47,7 +47,7 @@ const common = {
   sourcesContent: true,
 };
 
-const library = await build({
+const chunk = await build({
   ...common,
   stdin: {
     contents: [...LIBRARY, BRIDGE].map((entry) => `export * from "./${entry}";`).join("\n"),
@@ -91,7 +91,7 @@ const entries = await build({
   plugins: [toChunk],
 });
 
-for (const file of [...library.outputFiles, ...entries.outputFiles]) {
+for (const file of [...chunk.outputFiles, ...entries.outputFiles]) {
   await mkdir(dirname(file.path), { recursive: true });
   await writeFile(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text));
 }
