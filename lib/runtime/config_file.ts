@@ -75,18 +75,6 @@ export async function copyFileExclusive(from: string, to: string): Promise<boole
 }
 
 /**
- * Removes a file; a no-op when it is already gone.
- *
- * @example
- * ```ts
- * await removeFile("/tmp/config.json.bak");
- * ```
- */
-export async function removeFile(path: string): Promise<void> {
-  await fs().rm(path, { force: true });
-}
-
-/**
  * Replaces a file's content atomically: the text goes to a new temporary sibling, is flushed to disk, takes
  * the permissions of the file it replaces (0600 for a new file: client configurations hold tokens), and is
  * renamed over the target. A reader sees the old content or the new, never a torn file; on failure the

@@ -1,14 +1,21 @@
 import { CommandError } from "../../contract/command_error.ts";
 import type { CommandContext, FlagSpec } from "../../contract/contract.ts";
 import { ExitCode } from "../../../exit_code.ts";
-import { currentDir, ensureDir, getEnv, homeDir, joinPath, readTextIfExists } from "../../../runtime/mod.ts";
+import {
+  currentDir,
+  ensureDir,
+  getEnv,
+  homeDir,
+  joinPath,
+  readTextIfExists,
+  removeFile,
+} from "../../../runtime/mod.ts";
 import {
   absolutePath,
   copyFileExclusive,
   LockDirectoryTimeout,
   parentDir,
   realFilePath,
-  removeFile,
   replaceTextFile,
   withLockDirectory,
 } from "../../../runtime/config_file.ts";
