@@ -35,6 +35,32 @@ export function stepFunction(model: CompletionModel, id: string): string[] {
   ];
 }
 
+/**
+ * A shell function that switches on its first argument — the same syntax in bash and zsh: one
+ * `'key') body ;;` arm per case, `*) fallback ;;`, then `after` before the closing brace.
+ *
+ * @example
+ * ```ts
+ * caseFunction("notes_words", [["", "notes_list=(add list)"]], "notes_list=()").join("\n");
+ * ```
+ */
+export function caseFunction(
+  name: string,
+  cases: ReadonlyArray<readonly [key: string, body: string]>,
+  fallback: string,
+  after: readonly string[] = [],
+): string[] {
+  return [
+    `${name}() {`,
+    "  case $1 in",
+    ...cases.map(([key, body]) => `    ${singleQuoted(key)}) ${body} ;;`),
+    `    *) ${fallback} ;;`,
+    "  esac",
+    ...after,
+    "}",
+  ];
+}
+
 // The walk over the typed words is the same for every tool; the tables it consults are generated below it.
 // Bash splits `--flag=value` at "=" into three words (COMP_WORDBREAKS), so both spellings are handled.
 // `\${` is a literal `${` for bash, not an interpolation.
@@ -120,24 +146,20 @@ export function bashCompletion(model: CompletionModel): string {
     `# The node a command word leads to, from the node before it; fails when the word is no command word there.`,
     ...stepFunction(model, id),
     "",
-    `${id}_words() {`,
-    "  case $1 in",
-    ...[...model.children].map(([node, words]) =>
-      `    ${singleQuoted(node)}) ${list(words.map((w) => w.word))} ;;`
+    ...caseFunction(
+      `${id}_words`,
+      [...model.children].map(([node, words]) => [node, list(words.map((w) => w.word))] as const),
+      `${id}_list=()`,
     ),
-    `    *) ${id}_list=() ;;`,
-    "  esac",
-    "}",
     "",
-    `${id}_flags() {`,
-    "  case $1 in",
-    ...[...model.flags].filter(([, flags]) => flags.length > 0).map(([path, flags]) =>
-      `    ${singleQuoted(path)}) ${list(flagWords(flags))} ;;`
+    ...caseFunction(
+      `${id}_flags`,
+      [...model.flags].filter(([, flags]) => flags.length > 0).map(([path, flags]) =>
+        [path, list(flagWords(flags))] as const
+      ),
+      `${id}_list=()`,
+      [`  ${id}_list+=(${flagWords(model.globalFlags).map(singleQuoted).join(" ")})`],
     ),
-    `    *) ${id}_list=() ;;`,
-    "  esac",
-    `  ${id}_list+=(${flagWords(model.globalFlags).map(singleQuoted).join(" ")})`,
-    "}",
     "",
     `# Succeeds when the flag takes a value, and lists the values it accepts (none: any text, or a file name).`,
     `${id}_value() {`,

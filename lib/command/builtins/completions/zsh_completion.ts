@@ -1,4 +1,4 @@
-import { singleQuoted, stepFunction } from "./bash_completion.ts";
+import { caseFunction, singleQuoted, stepFunction } from "./bash_completion.ts";
 import { type CompletionFlag, type CompletionModel, flagForms, oneLine } from "./completion_model.ts";
 
 // The walk over the typed words; the tables it consults are generated below it. zsh keeps `--flag=value` as
@@ -80,26 +80,24 @@ export function zshCompletion(model: CompletionModel): string {
     MAIN.replaceAll("@FN@", main).replaceAll("@ID@", id),
     ...stepFunction(model, id),
     "",
-    `${id}_words() {`,
-    "  case $1 in",
-    ...[...model.children].map(([node, words]) =>
-      `    ${singleQuoted(node)}) ${described(words.map((w) => [w.word, w.description] as const))} ;;`
+    ...caseFunction(
+      `${id}_words`,
+      [...model.children].map(([node, words]) =>
+        [node, described(words.map((w) => [w.word, w.description] as const))] as const
+      ),
+      "return 1",
     ),
-    "    *) return 1 ;;",
-    "  esac",
-    "}",
     "",
-    `${id}_flags() {`,
-    "  case $1 in",
-    ...[...model.flags].filter(([, flags]) => flags.length > 0).map(([path, flags]) =>
-      `    ${singleQuoted(path)}) ${described(flagItems(flags))} ;;`
+    ...caseFunction(
+      `${id}_flags`,
+      [...model.flags].filter(([, flags]) => flags.length > 0).map(([path, flags]) =>
+        [path, described(flagItems(flags))] as const
+      ),
+      `${id}_list=()`,
+      [`  ${id}_list+=(${
+        flagItems(model.globalFlags).map(([word, d]) => singleQuoted(`${word}:${oneLine(d)}`)).join(" ")
+      })`],
     ),
-    `    *) ${id}_list=() ;;`,
-    "  esac",
-    `  ${id}_list+=(${
-      flagItems(model.globalFlags).map(([word, d]) => singleQuoted(`${word}:${oneLine(d)}`)).join(" ")
-    })`,
-    "}",
     "",
     `${id}_value() {`,
     `  case "$1 $2" in`,
