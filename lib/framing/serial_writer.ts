@@ -29,10 +29,11 @@ const encoder = new TextEncoder();
 export class SerialWriter {
   readonly #sink: ByteSink;
   readonly #maxBatch: number;
+  /** Messages waiting for the write in flight, and the promise they settle together. */
   #queue: StdioData[] = [];
-  #queueDone: Deferred = deferred();
-  /** Settles when the messages taken off the queue by the pump are written; undefined when idle. */
-  #writing: Deferred | undefined;
+  #queued: Deferred | undefined;
+  /** The write in flight (it never rejects); undefined when idle. */
+  #writing: Promise<void> | undefined;
   #error: unknown;
   readonly #failed: Deferred<unknown> = deferred<unknown>();
 
@@ -45,18 +46,18 @@ export class SerialWriter {
   /** Queues one whole message; resolves once it has been handed to the sink (or the sink failed). */
   write(message: StdioData): Promise<void> {
     if (this.#error !== undefined) return Promise.resolve();
+    // Idle: the message goes straight to the sink, and its promise is the sink's — the one-at-a-time case
+    // (every answer of a sequential client) costs one sink write and nothing else.
+    if (this.#writing === undefined) return this.#start([message]);
     this.#queue.push(message);
-    const done = this.#queueDone.promise;
-    if (this.#writing === undefined) void this.#pump();
-    return done;
+    return (this.#queued ??= deferred()).promise;
   }
 
   /** Resolves once everything queued so far is written. */
   flush(): Promise<void> {
-    // What is still queued is written after what is being written, so its promise is the later one. With
-    // nothing queued, wait for the write in flight (the queue's promise would wait for a next write).
-    if (this.#queue.length > 0) return this.#queueDone.promise;
-    return this.#writing?.promise ?? Promise.resolve();
+    // What is still queued is written after what is being written, so its promise is the later one.
+    if (this.#queue.length > 0) return this.#queued!.promise;
+    return this.#writing ?? Promise.resolve();
   }
 
   /** Settles with the sink's error the first time a write fails. */
@@ -69,25 +70,50 @@ export class SerialWriter {
     return this.#error !== undefined;
   }
 
-  async #pump(): Promise<void> {
-    while (this.#queue.length > 0 && this.#error === undefined) {
-      const messages = this.#queue;
-      const done = this.#queueDone;
-      this.#writing = done;
-      this.#queue = [];
-      this.#queueDone = deferred();
-      try {
-        for (const batch of batches(messages, this.#maxBatch)) await this.#sink.write(batch);
-      } catch (error) {
-        this.#error = error ?? new Error("write failed");
-        this.#failed.resolve(this.#error);
-        this.#queue = [];
-        this.#queueDone.resolve();
-      }
-      done.resolve();
-    }
-    this.#writing = undefined;
+  #start(messages: StdioData[]): Promise<void> {
+    const writing = this.#writeAll(messages);
+    this.#writing = writing;
+    // Registered before the caller can chain on `writing`, so the next batch starts first.
+    void writing.then(this.#next);
+    return writing;
   }
+
+  /** The write in flight is done: the messages queued meanwhile go out together. */
+  readonly #next = (): void => {
+    this.#writing = undefined;
+    const queued = this.#queued;
+    if (queued === undefined) return;
+    const messages = this.#queue;
+    this.#queue = [];
+    this.#queued = undefined;
+    if (this.#error !== undefined) return queued.resolve();
+    void this.#start(messages).then(queued.resolve);
+  };
+
+  /** Writes the messages in batches, one after another; resolves when done or failed, never rejects. */
+  #writeAll(messages: StdioData[]): Promise<void> {
+    let written: Promise<void>;
+    try {
+      written = messages.length === 1
+        ? this.#sink.write(messages[0]!)
+        : this.#writeBatches(batches(messages, this.#maxBatch));
+    } catch (error) {
+      written = Promise.reject(error);
+    }
+    return written.catch(this.#fail);
+  }
+
+  /** One batch at a time: a batch is joined only when the one before it is written. */
+  #writeBatches(pending: Iterator<StdioData>): Promise<void> {
+    const next = pending.next();
+    if (next.done === true) return Promise.resolve();
+    return this.#sink.write(next.value).then(() => this.#writeBatches(pending));
+  }
+
+  readonly #fail = (error: unknown): void => {
+    this.#error = error ?? new Error("write failed");
+    this.#failed.resolve(this.#error);
+  };
 }
 
 /** Consecutive messages joined up to `maxBatch`: text with text as one string, anything with bytes as bytes. */

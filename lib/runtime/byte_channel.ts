@@ -109,22 +109,34 @@ export function streamChannel(
   writable: WritableStream<Uint8Array>,
 ): ByteChannel {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** The signal of the read in progress. */
+  let pendingSignal: AbortSignal | undefined;
+  // A session passes the same signal to every read: it is listened to once, not per read (see nodeStreamReader).
+  const listened = new WeakSet<AbortSignal>();
+  const listen = (signal: AbortSignal) => {
+    listened.add(signal);
+    signal.addEventListener("abort", () => {
+      if (pendingSignal === signal) void reader?.cancel().catch(() => {});
+    }, { once: true });
+  };
   const sink = streamSink(writable);
   return {
     async read(signal) {
       reader ??= readable.getReader();
       const current = reader;
-      const stop = () => void current.cancel().catch(() => {});
       if (signal?.aborted) {
-        stop();
+        void current.cancel().catch(() => {});
         return null;
       }
-      signal?.addEventListener("abort", stop, { once: true });
+      if (signal !== undefined) {
+        if (!listened.has(signal)) listen(signal);
+        pendingSignal = signal;
+      }
       try {
         const { value, done } = await current.read();
         return done || signal?.aborted ? null : value;
       } finally {
-        signal?.removeEventListener("abort", stop);
+        pendingSignal = undefined;
       }
     },
     write: sink.write,

@@ -116,6 +116,11 @@ export function nodeStreamReader(
   let failure: { error: unknown } | undefined;
   let attached = false;
   let waiter: { resolve(chunk: Uint8Array | null): void; reject(error: unknown): void } | undefined;
+  /** The signal of the pending read. */
+  let waiterSignal: AbortSignal | undefined;
+  // A session passes the same signal to every read: it is listened to once, not per read — adding and
+  // removing an EventTarget listener costs more than the rest of a small read together.
+  const listened = new WeakSet<AbortSignal>();
   const take = () => {
     const current = waiter;
     waiter = undefined;
@@ -142,29 +147,26 @@ export function nodeStreamReader(
       take()?.reject(error);
     });
   };
+  const listen = (signal: AbortSignal) => {
+    listened.add(signal);
+    signal.addEventListener("abort", () => {
+      // Only the read made with this signal ends; reading is over then. Writing may go on (a socket still
+      // answers what it read), so only pause.
+      if (waiter === undefined || waiterSignal !== signal) return;
+      ended = true;
+      stream.pause();
+      take()!.resolve(null);
+    }, { once: true });
+  };
   return (signal) => {
     if (queue.length > 0) return Promise.resolve(queue.shift()!);
     if (failure !== undefined) return Promise.reject(failure.error);
     if (ended || signal?.aborted) return Promise.resolve(null);
     if (!attached) attach();
+    if (signal !== undefined && !listened.has(signal)) listen(signal);
     return new Promise<Uint8Array | null>((resolve, reject) => {
-      if (signal === undefined) {
-        waiter = { resolve, reject };
-      } else {
-        const onAbort = () => {
-          // Reading is over; writing may go on (a socket still answers what it read), so only pause.
-          ended = true;
-          take();
-          stream.pause();
-          resolve(null);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        const done = () => signal.removeEventListener("abort", onAbort);
-        waiter = {
-          resolve: (chunk) => (done(), resolve(chunk)),
-          reject: (error) => (done(), reject(error)),
-        };
-      }
+      waiter = { resolve, reject };
+      waiterSignal = signal;
       stream.resume();
     });
   };

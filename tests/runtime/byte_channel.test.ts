@@ -3,7 +3,9 @@
 // tests end its input in a burst).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
 import { readChunks, sourceReadable, streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { nodeStreamReader } from "../../lib/runtime/stdio.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -117,5 +119,79 @@ describe("sourceReadable", () => {
     const chunks: Uint8Array[] = [];
     for await (const chunk of sourceReadable(source)) chunks.push(chunk);
     assert.deepEqual(chunks.map((chunk) => decoder.decode(chunk)), ["a", "b", "c"]);
+  });
+});
+
+/** An AbortController whose signal counts the listeners added to it. */
+function countingAbort(): { controller: AbortController; listenersAdded: () => number } {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const add = signal.addEventListener.bind(signal);
+  let added = 0;
+  Object.defineProperty(signal, "addEventListener", {
+    value: (...args: Parameters<AbortSignal["addEventListener"]>) => {
+      added++;
+      add(...args);
+    },
+  });
+  return { controller, listenersAdded: () => added };
+}
+
+// A session reads with one signal for its whole life; adding and removing an EventTarget listener per read
+// was the largest single cost of a small one-at-a-time call. The signal is listened to once.
+describe("reading with a signal", () => {
+  it("streamChannel: listens to the session's signal once, however many reads", async () => {
+    const chunks = Array.from({ length: 50 }, (_, i) => `chunk ${i}`);
+    const { stream } = chunkStream(chunks);
+    const { controller, listenersAdded } = countingAbort();
+    const seen: string[] = [];
+    await readChunks(channel(stream), (chunk) => void seen.push(decoder.decode(chunk)), controller.signal);
+    assert.deepEqual(seen, chunks);
+    assert.equal(listenersAdded(), 1);
+  });
+
+  it("streamChannel: an abort ends the read in progress, and reading is over", async () => {
+    const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, {
+      highWaterMark: 0,
+    });
+    const source = channel(stream);
+    const { controller } = countingAbort();
+    const read = source.read(controller.signal);
+    controller.abort();
+    assert.equal(await read, null);
+    assert.equal(await source.read(controller.signal), null);
+  });
+
+  it("nodeStreamReader: listens once, hands over every chunk, and an abort ends the pending read for good", async () => {
+    const input = new PassThrough();
+    const read = nodeStreamReader(input);
+    const { controller, listenersAdded } = countingAbort();
+    for (let i = 0; i < 50; i++) {
+      const next = read(controller.signal);
+      input.write(`chunk ${i}`);
+      assert.equal(decoder.decode((await next)!), `chunk ${i}`);
+    }
+    assert.equal(listenersAdded(), 1);
+    const pending = read(controller.signal);
+    controller.abort();
+    assert.equal(await pending, null);
+    input.write("late");
+    assert.equal(await read(), null, "reading stays over after the abort");
+    input.destroy();
+  });
+
+  it("nodeStreamReader: a signal of an earlier read does not end a read made with another", async () => {
+    const input = new PassThrough();
+    const read = nodeStreamReader(input);
+    const first = new AbortController();
+    const next = read(first.signal);
+    input.write("a");
+    assert.equal(decoder.decode((await next)!), "a");
+    const second = new AbortController();
+    const pending = read(second.signal);
+    first.abort();
+    input.write("b");
+    assert.equal(decoder.decode((await pending)!), "b");
+    input.destroy();
   });
 });
