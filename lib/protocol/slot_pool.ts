@@ -42,6 +42,7 @@ export class SlotPool {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) return waiter();
     this.#taken--;
+    if (this.#roomWaiters.length === 0) return;
     const roomWaiters = this.#roomWaiters;
     this.#roomWaiters = [];
     for (const resolve of roomWaiters) resolve();

@@ -128,7 +128,10 @@ export function nodeStreamReader(
   };
   const attach = () => {
     attached = true;
-    stream.on("data", (chunk: Uint8Array) => {
+    stream.on("data", (data: Uint8Array) => {
+      // A plain Uint8Array view of the Buffer: the framers' `indexOf` and `subarray` are then the engine's
+      // own, not Buffer's JavaScript overrides (argument checks, a species constructor per subarray).
+      const chunk = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       const current = take();
       if (current !== undefined) return current.resolve(chunk);
       queue.push(chunk);

@@ -276,7 +276,9 @@ export class ToolArgumentParser {
         result.issues.push({ field: key, message: `unknown argument ${quote(key)}` });
         continue;
       }
-      const [flag, spec] = known;
+      // Indexed, not destructured: array destructuring runs the iterator protocol in V8's baseline tiers.
+      const flag = known[0];
+      const spec = known[1];
       const coerced = coerceJson(key, spec, value);
       if ("issue" in coerced) {
         result.issues.push(coerced.issue);
