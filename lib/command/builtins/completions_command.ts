@@ -29,7 +29,7 @@ export type CompletionShell = keyof typeof SHELLS;
  * ```
  */
 export function registerCompletions(tool: Tool): void {
-  tool.command("completions", {
+  tool.registry.registerBuiltin("completions", {
     description: "Print a shell completion script for this tool's commands, flags and enum values",
     danger_level: "safe",
     required_scopes: [],

@@ -34,7 +34,7 @@ export function registerMcpInstall<const F extends McpInstallFlags>(
   extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
 ): void {
   const builtin = builtinDefinition(tool);
-  if (extend === undefined) tool.command("mcp.install", builtin);
+  if (extend === undefined) tool.registry.registerBuiltin("mcp.install", builtin);
   else tool.command("mcp.install", extend(builtin));
 }
 
