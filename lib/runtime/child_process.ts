@@ -1,6 +1,6 @@
 import type * as NodeChildProcess from "node:child_process";
 import process from "node:process";
-import { Readable, Writable } from "node:stream";
+import type { Readable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
@@ -69,6 +69,14 @@ function childProcessModule(): typeof NodeChildProcess {
   return process.getBuiltinModule("node:child_process") as typeof NodeChildProcess;
 }
 
+/**
+ * `node:stream`, likewise on first spawn: a static import makes every start build its ES module facade,
+ * whose getters load parts of the stream library no start needs (~0.5 ms).
+ */
+function streamModule(): typeof import("node:stream") {
+  return process.getBuiltinModule("node:stream");
+}
+
 /** A spawned child as {@linkcode killAllChildren} sees it: its group, and whether the child itself is gone. */
 interface TrackedGroup {
   readonly child: ChildProcess;
@@ -133,7 +141,9 @@ export function spawnChild(
   };
   const child: ChildProcess = {
     pid: node.pid ?? -1,
-    stdin: node.stdin ? (Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>) : null,
+    stdin: node.stdin
+      ? (streamModule().Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>)
+      : null,
     stdout: endOnError(node.stdout!),
     stderr: endOnError(node.stderr!),
     exited,
@@ -160,7 +170,7 @@ export function spawnChild(
  * the child's exit says why.
  */
 function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
-  const source = (Readable.toWeb(pipe) as unknown as ReadableStream<Uint8Array>).getReader();
+  const source = (streamModule().Readable.toWeb(pipe) as unknown as ReadableStream<Uint8Array>).getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -3,7 +3,8 @@
 // (`extendMcpServe`, `extendMcpInstall`), as the `lab` fixture does with `--banner`.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createTool } from "../../mod.ts";
+import { createTool, validateManifest } from "../../mod.ts";
+import { validateDefinition } from "../../lib/command/contract/registration_rules.ts";
 import { type Loose, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -28,6 +29,30 @@ describe("built-in commands", () => {
     for (const tool of [plain, again]) {
       assert.match((await tool.manifest()).commands["mcp.serve"]!.description, /^Serve the tool's commands/);
     }
+  });
+
+  it("every built-in holds to the contract rules, which registration does not check for them", async () => {
+    // Registration skips the checks for the framework's own definitions (registerBuiltin): this is where
+    // they are checked, for a tool with every option that feeds into them.
+    const tool = createTool({
+      name: "x-2",
+      version: "0.0.0-dev",
+      description: "",
+      envPrefix: "",
+      timeoutSeconds: 0,
+      idempotencyLifetimeSeconds: 1,
+    });
+    const builtins = tool.registry.all();
+    assert.deepEqual(builtins.map((command) => command.path).sort(), [
+      "completions",
+      "manifest",
+      "mcp.install",
+      "mcp.serve",
+    ]);
+    for (const { path, definition } of builtins) {
+      assert.doesNotThrow(() => validateDefinition(path, definition), path);
+    }
+    assert.deepEqual(validateManifest(await tool.manifest()), []);
   });
 
   it("extendMcpServe: the manifest shows the added flag and still rates the server by what it serves", async () => {

@@ -3,7 +3,7 @@
 // `bin` and the bundles are right, not just the sources. The README's quick start runs verbatim there, and a
 // user project type-checks against the shipped .d.ts files with the strictest compiler options.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -199,15 +199,17 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(JSON.parse(readFileSync(pkg!, "utf8")).name, "toolwire");
     assert.equal(JSON.parse(readFileSync(schema!, "utf8")).type, "object");
     const installed = join(project, "node_modules", "toolwire", "dist");
-    // The entries, and the one chunk that holds the library; each with the TypeScript it was built from.
+    // The entries, and the two chunks that hold the library; each with the TypeScript it was built from.
+    // `mod.js` is re-exports of the first chunk and nothing else: its map has no source to point at.
     for (
       const [bundle, source] of [
-        ["mod.js", "mod.ts"],
+        ["mod.js", undefined],
         ["lib/protocol/mcp/mod.js", "lib/protocol/mcp/mod.ts"],
         ["lib/protocol/lsp/mod.js", "lib/protocol/lsp/mod.ts"],
         ["lib/protocol/dap/mod.js", "lib/protocol/dap/mod.ts"],
         ["lib/framing/mod.js", "lib/framing/mod.ts"],
         ["chunks/toolwire.js", "lib/command/tool.ts"],
+        ["chunks/toolwire_rest.js", "lib/protocol/lsp/serve_lsp.ts"],
         ["cmd/toolwire.js", "cmd/toolwire.ts"],
       ]
     ) {
@@ -218,10 +220,67 @@ describe("the npm package", { timeout: 180_000 }, () => {
         sources: string[];
         sourcesContent?: string[];
       };
-      assert.ok(map.sources.some((path) => path.endsWith(source!)), `${bundle}'s map points at ${source}`);
+      if (source === undefined) {
+        assert.match(text, /^import\{[\w$,]+\}from"\.\/chunks\/toolwire\.js";export\{[\w$, ]+\};\n/);
+      } else {
+        assert.ok(map.sources.some((path) => path.endsWith(source)), `${bundle}'s map points at ${source}`);
+      }
       assert.equal(map.sourcesContent?.length, map.sources.length, "the sources travel inside the map");
     }
-    // No other chunk: every entry shares the one copy of the library.
-    assert.deepEqual(readdirSync(join(installed, "chunks")).sort(), ["toolwire.js", "toolwire.js.map"]);
+    // No other chunk: every entry shares the one copy of each module.
+    assert.deepEqual(readdirSync(join(installed, "chunks")).sort(), [
+      "toolwire.js",
+      "toolwire.js.map",
+      "toolwire_rest.js",
+      "toolwire_rest.js.map",
+    ]);
+  });
+
+  it("runs a tool from the first chunk alone; the second is loaded only by what needs it", async () => {
+    // A copy of the package without the second chunk: whatever a tool does at every start, `mcp serve`
+    // included, must not reach it.
+    const lean = join(dir.path, "lean");
+    cpSync(join(project, "node_modules", "toolwire"), join(lean, "node_modules", "toolwire"), {
+      recursive: true,
+    });
+    rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", "toolwire_rest.js"));
+    writeFileSync(
+      join(lean, "package.json"),
+      JSON.stringify({ name: "lean", version: "1.0.0", type: "module" }),
+    );
+    cpSync(join(project, "hello.js"), join(lean, "hello.js"));
+    const hello = [NODE, join(lean, "hello.js")];
+    for (const argv of [["greet", "--name", "ada"], ["manifest"], ["greet", "--help"], ["--version"]]) {
+      const result = await run([...hello, ...argv], { cwd: lean });
+      assert.equal(result.code, 0, `${argv.join(" ")}: ${result.stderr}`);
+    }
+    const session = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {} },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "greet", arguments: { name: "ada" } } },
+    ].map((message) => `${JSON.stringify(message)}\n`).join("");
+    const serve = await run([...hello, "mcp", "serve"], { cwd: lean, stdin: session });
+    assert.equal(serve.code, 0, serve.stderr);
+    const answers = serve.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((answer) => answer.id), [1, 2, 3]);
+    assert.equal(answers[2].result.structuredContent.data.greeting, "hello ada");
+
+    // The full package: the built-ins that load their work on first use find it in the second chunk.
+    const full = [NODE, join(project, "hello.js")];
+    const completions = await run([...full, "completions", "bash"], { cwd: project });
+    assert.equal(completions.code, 0, completions.stderr);
+    assert.match(completions.stdout, /^# bash completion for hello/);
+    const install = await run([...full, "mcp", "install", "--client", "cursor", "--print"], { cwd: project });
+    assert.equal(install.code, 0, install.stderr);
+    assert.deepEqual(onlyEnvelope(install.stdout).data.snippet.mcpServers.hello.args.slice(-2), [
+      "mcp",
+      "serve",
+    ]);
   });
 });

@@ -1,21 +1,14 @@
 import { CommandError } from "../contract/command_error.ts";
-import { bashCompletion } from "./completions/bash_completion.ts";
-import { completionModel } from "./completions/completion_model.ts";
-import { fishCompletion } from "./completions/fish_completion.ts";
-import { zshCompletion } from "./completions/zsh_completion.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
 import { quote } from "../cli/input_values.ts";
 import type { Tool } from "../tool.ts";
 
-const SHELLS = {
-  bash: bashCompletion,
-  zsh: zshCompletion,
-  fish: fishCompletion,
-} as const;
-
 /** The shells `tool completions` writes a script for. */
-export type CompletionShell = keyof typeof SHELLS;
+const SHELLS = ["bash", "zsh", "fish"] as const;
+
+/** A shell `tool completions` writes a script for. */
+export type CompletionShell = (typeof SHELLS)[number];
 
 /**
  * Registers the built-in `completions` on a tool; every tool has it.
@@ -29,7 +22,7 @@ export type CompletionShell = keyof typeof SHELLS;
  * ```
  */
 export function registerCompletions(tool: Tool): void {
-  tool.command("completions", {
+  tool.registry.registerBuiltin("completions", {
     description: "Print a shell completion script for this tool's commands, flags and enum values",
     danger_level: "safe",
     required_scopes: [],
@@ -38,7 +31,7 @@ export function registerCompletions(tool: Tool): void {
     // The script is a file's content: `tool completions bash > file` must write the script, not an envelope.
     default_format: "plain",
     output_media_types: ["text/x-shellscript"],
-    positionals: [{ name: "shell", description: `The shell: ${Object.keys(SHELLS).join(", ")}` }],
+    positionals: [{ name: "shell", description: `The shell: ${SHELLS.join(", ")}` }],
     exit_codes: {
       "0": { name: "SUCCESS", description: "The script, on stdout", retryable: false, side_effects: "none" },
     },
@@ -57,19 +50,27 @@ export function registerCompletions(tool: Tool): void {
         command: `${tool.name} completions bash --format json`,
       },
     ],
-    run: (ctx) => {
+    run: async (ctx) => {
       const shell = ctx.args.shell;
-      if (!Object.hasOwn(SHELLS, shell)) {
+      if (!(SHELLS as readonly string[]).includes(shell)) {
         throw new CommandError(
           ExitCode.ARG_ERROR,
-          `shell expects one of ${Object.keys(SHELLS).join(", ")}, got ${quote(shell)}`,
+          `shell expects one of ${SHELLS.join(", ")}, got ${quote(shell)}`,
           {
             suggestion: `run '${tool.name} completions bash' (or zsh, fish)`,
           },
         );
       }
-      const model = completionModel(tool.name, tool.registry.entries(), GLOBAL_FLAGS);
-      return { shell, script: `${SHELLS[shell as CompletionShell](model)}\n` };
+      // Loaded here, not at startup: every other invocation of every tool would compile the script writers
+      // for nothing (on npm they sit in the second chunk, docs/architecture.md#the-npm-bundle).
+      const { completionScript } = await import("./completions/completion_script.ts");
+      const script = completionScript(
+        shell as CompletionShell,
+        tool.name,
+        tool.registry.entries(),
+        GLOBAL_FLAGS,
+      );
+      return { shell, script: `${script}\n` };
     },
     // Plain output adds its own newline after the text.
     plain: (data) => (data as { script: string }).script.replace(/\n$/, ""),

@@ -14,7 +14,7 @@ import { commandWords } from "../contract/command_words.ts";
  * ```
  */
 export function registerManifest(tool: Tool): void {
-  tool.command("manifest", {
+  tool.registry.registerBuiltin("manifest", {
     description: "Print every command's contract — flags, exit codes, danger level — as one JSON document",
     danger_level: "safe",
     required_scopes: [],

@@ -1,8 +1,89 @@
-import type { CommandDefinition } from "../contract/contract.ts";
-import { installMcpServer, MCP_INSTALL_FLAGS, type McpInstallFlags } from "./mcp_install/install_server.ts";
+import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
+import { MCP_CLIENT_NAMES } from "./mcp_install/mcp_clients.ts";
 import type { Tool } from "../tool.ts";
 
-export { installMcpServer, type McpInstallFlags, type ServeTarget } from "./mcp_install/install_server.ts";
+/**
+ * The flags of the built-in `mcp install`.
+ *
+ * @example
+ * ```ts
+ * MCP_INSTALL_FLAGS.client.enum_values; // ["claude-desktop", "claude-code", "vscode", "cursor"]
+ * ```
+ */
+export const MCP_INSTALL_FLAGS = {
+  client: {
+    type: "enum",
+    enum_values: MCP_CLIENT_NAMES,
+    required: true,
+    description: "The MCP client to register the server with",
+  },
+  scope: {
+    type: "enum",
+    enum_values: ["user", "project"],
+    description:
+      "user: your own configuration; project: the one in this directory (.mcp.json, .vscode/mcp.json, " +
+      ".cursor/mcp.json). Default: project for vscode, user for the others",
+  },
+  name: {
+    type: "string",
+    description: "The server's name in the client's configuration (default: the tool's name)",
+  },
+  config: {
+    type: "string",
+    description: "The configuration file to change, instead of the client's usual one",
+  },
+  env: { type: "array", description: "KEY=VALUE for the server's environment; repeat for several" },
+  "read-only": {
+    type: "boolean",
+    default: false,
+    description: "Register `mcp serve --read-only`: only the tool's safe commands",
+  },
+  force: {
+    type: "boolean",
+    default: false,
+    description: "Replace a server of the same name that has another entry",
+  },
+  print: {
+    type: "boolean",
+    default: false,
+    description: "Print the configuration snippet only; no file is read or changed",
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The flags of the built-in `mcp install`. */
+export type McpInstallFlags = typeof MCP_INSTALL_FLAGS;
+
+/** What the registered server runs, after the command that starts the tool. */
+export interface ServeTarget {
+  /** The tool's own words: `["mcp", "serve"]` and the flags that server needs. */
+  serveArgs: readonly string[];
+  /** The server's name when `--name` is not given. */
+  defaultName: string;
+}
+
+/**
+ * Registers `target` as a stdio server with the client `--client` names: the entry starts this very tool
+ * (its runtime, entry script, then `target.serveArgs`), and is merged into the client's configuration under
+ * the lock of that file, a backup of the old file kept beside it. `--print` returns the snippet only, and
+ * `--dry-run` what would change; neither writes anything.
+ *
+ * @example
+ * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ *
+ * declare const ctx: CommandContext<McpInstallFlags>;
+ * const result = await installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: "notes" });
+ * ```
+ */
+export async function installMcpServer(
+  ctx: CommandContext<McpInstallFlags>,
+  target: ServeTarget,
+): Promise<Record<string, unknown>> {
+  // The work is loaded on first use: no other invocation of any tool needs it, and it is the largest
+  // built-in (on npm it sits in the second chunk, docs/architecture.md#the-npm-bundle).
+  const { installServer } = await import("./mcp_install/install_server.ts");
+  return await installServer(ctx, target);
+}
 
 /**
  * The built-in `mcp install` definition, as {@linkcode ToolOptions.extendMcpInstall} receives it.
@@ -34,7 +115,7 @@ export function registerMcpInstall<const F extends McpInstallFlags>(
   extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
 ): void {
   const builtin = builtinDefinition(tool);
-  if (extend === undefined) tool.command("mcp.install", builtin);
+  if (extend === undefined) tool.registry.registerBuiltin("mcp.install", builtin);
   else tool.command("mcp.install", extend(builtin));
 }
 

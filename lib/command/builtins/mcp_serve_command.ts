@@ -66,12 +66,15 @@ export function registerMcpServe<const F extends Record<string, FlagSpec>>(
   extend?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<F>,
 ): void {
   const builtin = builtinDefinition(tool);
-  const definition = extend === undefined ? builtin : extend(builtin);
-  tool.registry.register(
-    "mcp.serve",
-    definition as unknown as ProtocolCommandDefinition,
-    coverServedCommands,
-  );
+  if (extend === undefined) {
+    tool.registry.registerBuiltin("mcp.serve", builtin, coverServedCommands);
+  } else {
+    tool.registry.register(
+      "mcp.serve",
+      extend(builtin) as unknown as ProtocolCommandDefinition,
+      coverServedCommands,
+    );
+  }
 }
 
 /**

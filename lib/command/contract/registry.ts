@@ -1,5 +1,12 @@
 import type { CommandLookup } from "../cli/argv_parser.ts";
-import type { AnyCommandDefinition, DangerLevel, FlagSpec } from "./contract.ts";
+import type {
+  AnyCommandDefinition,
+  CommandDefinition,
+  DangerLevel,
+  FlagSpec,
+  PositionalSpec,
+  ProtocolCommandDefinition,
+} from "./contract.ts";
 import { RegistrationError } from "./command_error.ts";
 import { frameworkFlagsFor, GLOBAL_FLAGS, protocolRefusal } from "./framework_flags.ts";
 import { assembleManifest, type CommandEntry, type Manifest, manifestEntry } from "./manifest.ts";
@@ -56,6 +63,25 @@ export class CommandRegistry {
   /** Registers a command; throws {@linkcode RegistrationError} when the declaration breaks a rule. */
   register(path: string, definition: AnyCommandDefinition, refiner?: EntryRefiner): void {
     validateDefinition(path, definition);
+    this.#add(path, definition, refiner);
+  }
+
+  /**
+   * Registers one of the framework's own built-in definitions as it ships, not extended by the tool: the
+   * same as {@linkcode register} without checking the contract rules. Every tool registers four built-ins
+   * at every start, and running the checks on them would cost each start ~0.5 ms to learn what the tests
+   * prove once (tests/command/builtins.test.ts holds every built-in to the rules). A path or alias that is
+   * taken is still refused.
+   */
+  registerBuiltin<const F extends Record<string, FlagSpec>, const P extends readonly PositionalSpec[]>(
+    path: string,
+    definition: CommandDefinition<F, P> | ProtocolCommandDefinition<F, P>,
+    refiner?: EntryRefiner,
+  ): void {
+    this.#add(path, definition as unknown as AnyCommandDefinition, refiner);
+  }
+
+  #add(path: string, definition: AnyCommandDefinition, refiner: EntryRefiner | undefined): void {
     if (this.#commands.has(path)) throw new RegistrationError(path, "path", "is already registered");
     const names = [path, ...(definition.aliases ?? []).map((alias) => replaceLastWord(path, alias))];
     for (const name of names) {

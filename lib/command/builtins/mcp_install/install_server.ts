@@ -1,5 +1,5 @@
 import { CommandError } from "../../contract/command_error.ts";
-import type { CommandContext, FlagSpec } from "../../contract/contract.ts";
+import type { CommandContext } from "../../contract/contract.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import {
   currentDir,
@@ -21,92 +21,27 @@ import {
 } from "../../../runtime/config_file.ts";
 import { platformName, selfLaunch } from "../../../runtime/launch.ts";
 import { mergeServer } from "./config_merge.ts";
-import {
-  type ConfigScope,
-  MCP_CLIENT_NAMES,
-  MCP_CLIENTS,
-  type McpClient,
-  type McpClientName,
-} from "./mcp_clients.ts";
-
-/**
- * The flags of the built-in `mcp install`.
- *
- * @example
- * ```ts
- * MCP_INSTALL_FLAGS.client.enum_values; // ["claude-desktop", "claude-code", "vscode", "cursor"]
- * ```
- */
-export const MCP_INSTALL_FLAGS = {
-  client: {
-    type: "enum",
-    enum_values: MCP_CLIENT_NAMES,
-    required: true,
-    description: "The MCP client to register the server with",
-  },
-  scope: {
-    type: "enum",
-    enum_values: ["user", "project"],
-    description:
-      "user: your own configuration; project: the one in this directory (.mcp.json, .vscode/mcp.json, " +
-      ".cursor/mcp.json). Default: project for vscode, user for the others",
-  },
-  name: {
-    type: "string",
-    description: "The server's name in the client's configuration (default: the tool's name)",
-  },
-  config: {
-    type: "string",
-    description: "The configuration file to change, instead of the client's usual one",
-  },
-  env: { type: "array", description: "KEY=VALUE for the server's environment; repeat for several" },
-  "read-only": {
-    type: "boolean",
-    default: false,
-    description: "Register `mcp serve --read-only`: only the tool's safe commands",
-  },
-  force: {
-    type: "boolean",
-    default: false,
-    description: "Replace a server of the same name that has another entry",
-  },
-  print: {
-    type: "boolean",
-    default: false,
-    description: "Print the configuration snippet only; no file is read or changed",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** The flags of the built-in `mcp install`. */
-export type McpInstallFlags = typeof MCP_INSTALL_FLAGS;
-
-/** What the registered server runs, after the command that starts the tool. */
-export interface ServeTarget {
-  /** The tool's own words: `["mcp", "serve"]` and the flags that server needs. */
-  serveArgs: readonly string[];
-  /** The server's name when `--name` is not given. */
-  defaultName: string;
-}
+import { type ConfigScope, MCP_CLIENTS, type McpClient, type McpClientName } from "./mcp_clients.ts";
+import type { McpInstallFlags, ServeTarget } from "../mcp_install_command.ts";
 
 // Names every client accepts as a key and shows as they are (Claude Code allows no more).
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * Registers `target` as a stdio server with the client `--client` names: the entry starts this very tool
- * (its runtime, entry script, then `target.serveArgs`), and is merged into the client's configuration under
- * the lock of that file, a backup of the old file kept beside it. `--print` returns the snippet only, and
- * `--dry-run` what would change; neither writes anything.
+ * The work of {@linkcode installMcpServer}, loaded by it on first use: registers `target` with the client
+ * `--client` names.
  *
  * @example
  * ```ts
  * import type { CommandContext } from "@toolwire/toolwire";
+ * import type { McpInstallFlags } from "../mcp_install_command.ts";
  *
  * declare const ctx: CommandContext<McpInstallFlags>;
- * const result = await installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: "notes" });
+ * const result = await installServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: "notes" });
  * ```
  */
-export async function installMcpServer(
+export async function installServer(
   ctx: CommandContext<McpInstallFlags>,
   target: ServeTarget,
 ): Promise<Record<string, unknown>> {

@@ -1,0 +1,35 @@
+import type { FlagSpec } from "../../contract/contract.ts";
+import type { CommandEntry } from "../../contract/manifest.ts";
+import { bashCompletion } from "./bash_completion.ts";
+import { type CompletionModel, completionModel } from "./completion_model.ts";
+import { fishCompletion } from "./fish_completion.ts";
+import { zshCompletion } from "./zsh_completion.ts";
+import type { CompletionShell } from "../completions_command.ts";
+
+const WRITERS: Readonly<Record<CompletionShell, (model: CompletionModel) => string>> = {
+  bash: bashCompletion,
+  zsh: zshCompletion,
+  fish: fishCompletion,
+};
+
+/**
+ * The completion script of a tool for one shell, from its manifest's `commands` and the global flags. The
+ * built-in `completions` loads this module only when it runs: no other invocation needs the script writers.
+ *
+ * @example
+ * ```ts
+ * import type { Manifest } from "@toolwire/toolwire";
+ * import { GLOBAL_FLAGS } from "../../contract/framework_flags.ts";
+ *
+ * declare const manifest: Manifest; // the data of `notes manifest`
+ * const script = completionScript("bash", "notes", manifest.commands, GLOBAL_FLAGS);
+ * ```
+ */
+export function completionScript(
+  shell: CompletionShell,
+  program: string,
+  commands: Readonly<Record<string, CommandEntry>>,
+  globalFlags: Readonly<Record<string, FlagSpec>>,
+): string {
+  return WRITERS[shell](completionModel(program, commands, globalFlags));
+}
