@@ -172,39 +172,48 @@ export function nodeStreamReader(
 
 /**
  * Deno: `Deno.stdin.read` into one reused buffer — under half the CPU per one-at-a-time request of
- * `Deno.stdin.readable`. A pending read cannot be cancelled, so an abort wins a race against it instead, and
- * reading is over for good then: the lost read's bytes are never looked at, and no second read may start
- * while it is pending.
+ * `Deno.stdin.readable`. A pending read cannot be cancelled, so an abort settles the caller's promise with
+ * `null` instead, and reading is over for good then: the lost read's bytes are never looked at, and no
+ * second read may start while it is pending. One abort listener serves every read with the same signal: a
+ * listener and a race per read were about a tenth of the main thread's work for a one-at-a-time request.
  */
 function denoStdinReader(stdin: DenoApi["stdin"]): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const buffer = new Uint8Array(64 * 1024);
   let over = false;
-  return async (signal) => {
+  let pending: { signal: AbortSignal | undefined; resolve(chunk: Uint8Array | null): void } | undefined;
+  let watched: AbortSignal | undefined;
+  const onAbort = () => {
+    const current = pending;
+    if (current?.signal?.aborted !== true) return;
+    over = true;
+    pending = undefined;
+    current.resolve(null);
+  };
+  return (signal) => {
     if (over || signal?.aborted) {
       over = true;
-      return null;
+      return Promise.resolve(null);
     }
-    const read = stdin.read(buffer);
-    let size: number | null;
-    if (signal === undefined) {
-      size = await read;
-    } else {
-      let onAbort!: () => void;
-      const aborted = new Promise<null>((resolve) => {
-        onAbort = () => resolve(null);
-        signal.addEventListener("abort", onAbort, { once: true });
+    if (signal !== watched) {
+      watched?.removeEventListener("abort", onAbort);
+      signal?.addEventListener("abort", onAbort);
+      watched = signal;
+    }
+    return new Promise<Uint8Array | null>((resolve, reject) => {
+      const current = { signal, resolve };
+      pending = current;
+      stdin.read(buffer).then((size) => {
+        if (pending !== current) return;
+        pending = undefined;
+        if (size !== null) return resolve(buffer.subarray(0, size));
+        over = true;
+        resolve(null);
+      }, (error: unknown) => {
+        if (pending !== current) return;
+        pending = undefined;
+        reject(error);
       });
-      try {
-        size = await Promise.race([read, aborted]);
-      } finally {
-        signal.removeEventListener("abort", onAbort);
-      }
-    }
-    if (size === null || signal?.aborted) {
-      over = true;
-      return null;
-    }
-    return buffer.subarray(0, size);
+    });
   };
 }
 
