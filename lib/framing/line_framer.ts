@@ -26,6 +26,23 @@ export interface LineFramerOptions {
 const LF = 0x0a;
 const CR = 0x0d;
 
+/** A partial line that grows past this is held in one buffer that grows in place (see `#startGrowing`). */
+const GROW_IN_PLACE_BYTES = 1024 * 1024;
+
+/** The most a line may take, whatever the limit: 4 GiB, the largest growable buffer every runtime allows. */
+const MAX_HELD_BYTES = 2 ** 32;
+
+/** An ArrayBuffer that grows in place up to its `maxByteLength` (ES2024), typed for the ES2022 library. */
+interface GrowableBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+
+const GrowableBuffer = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => GrowableBuffer;
+
 /**
  * Splits a byte stream into newline-delimited lines (the MCP stdio framing), synchronously: feed it chunks,
  * and it hands out every complete line. Each byte is scanned once — a line split across a thousand chunks
@@ -34,7 +51,9 @@ const CR = 0x0d;
  * bounded. `\r\n` endings are accepted; blank lines are skipped; {@linkcode LineSplitter.end} delivers a last
  * line without a newline.
  *
- * A line that lies inside one chunk is handed out as a view of that chunk, not a copy.
+ * A line that lies inside one chunk is handed out as a view of that chunk, not a copy. A line of over a MiB
+ * is collected in one buffer that grows in place (a resizable ArrayBuffer) and handed out as a view of it,
+ * so its bytes are copied once and never held twice. A line is at most 4 GiB, whatever the limit.
  *
  * @example
  * ```ts
@@ -46,14 +65,19 @@ const CR = 0x0d;
  */
 export class LineSplitter {
   readonly #max: number;
+  /** The most a partial line may hold: the limit plus a byte for a `\r` before the newline. */
+  readonly #holdLimit: number;
   #parts: Uint8Array[] = [];
   #partBytes = 0;
+  /** A long partial line, held here instead of in `#parts`: its first `#partBytes` bytes. */
+  #growing: GrowableBuffer | undefined;
   #discarding = false;
   #discardedBytes = 0;
 
   /** A splitter with the given limit. */
   constructor(options: LineFramerOptions = {}) {
     this.#max = sizeLimit("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_MESSAGE_BYTES);
+    this.#holdLimit = Math.min(this.#max + 1, MAX_HELD_BYTES);
   }
 
   /** Splits one chunk, appending the frames it completes to `out`. */
@@ -80,18 +104,28 @@ export class LineSplitter {
       this.#discardedBytes = 0;
       return;
     }
+    const size = this.#partBytes + tail.length;
+    if (size > this.#holdLimit) {
+      // Too long even without a `\r` before the newline: counted, never joined. What is held stays within
+      // the limit, so the tail is not empty.
+      out.push({ kind: "oversized", size: size - (tail[tail.length - 1] === CR ? 1 : 0) });
+      this.#release();
+      return;
+    }
     let line = tail;
-    if (this.#parts.length > 0) {
-      line = new Uint8Array(this.#partBytes + tail.length);
+    if (this.#growing !== undefined) {
+      this.#grow(tail);
+      line = new Uint8Array(this.#growing, 0, size);
+    } else if (this.#parts.length > 0) {
+      line = new Uint8Array(size);
       let offset = 0;
       for (const part of this.#parts) {
         line.set(part, offset);
         offset += part.length;
       }
       line.set(tail, offset);
-      this.#parts = [];
-      this.#partBytes = 0;
     }
+    this.#release();
     if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
     if (line.length > this.#max) out.push({ kind: "oversized", size: line.length });
     else if (line.length > 0) out.push({ kind: "line", bytes: line });
@@ -102,17 +136,59 @@ export class LineSplitter {
       this.#discardedBytes += piece.length;
       return;
     }
-    // One byte of slack for a `\r` that may precede the newline.
-    if (this.#partBytes + piece.length > this.#max + 1) {
+    const size = this.#partBytes + piece.length;
+    if (size > this.#holdLimit) {
       this.#discarding = true;
-      this.#discardedBytes = this.#partBytes + piece.length;
-      this.#parts = [];
-      this.#partBytes = 0;
+      this.#discardedBytes = size;
+      this.#release();
       return;
     }
+    if (this.#growing === undefined && size > GROW_IN_PLACE_BYTES) this.#startGrowing();
     // Copy: the producer may reuse its chunk buffer once we return.
+    if (this.#growing !== undefined) return this.#grow(piece);
     this.#parts.push(piece.slice());
-    this.#partBytes += piece.length;
+    this.#partBytes = size;
+  }
+
+  /**
+   * Moves the parts held so far into a buffer that grows in place: from here on each piece of the line is
+   * copied once, into place. Joining parts at the end needs the parts and the joined line at once, twice
+   * the line. Where no such buffer can be reserved, the parts go on.
+   */
+  #startGrowing(): void {
+    let buffer: GrowableBuffer;
+    try {
+      buffer = new GrowableBuffer(this.#partBytes, { maxByteLength: this.#holdLimit });
+    } catch {
+      return;
+    }
+    const bytes = new Uint8Array(buffer);
+    let offset = 0;
+    for (const part of this.#parts) {
+      bytes.set(part, offset);
+      offset += part.length;
+    }
+    this.#parts = [];
+    this.#growing = buffer;
+  }
+
+  /** Appends to the growable buffer; the caller has checked that the line stays within `#holdLimit`. */
+  #grow(piece: Uint8Array): void {
+    const buffer = this.#growing!;
+    const size = this.#partBytes + piece.length;
+    // Doubling: the resizes (each a system call) stay logarithmic in the line's length.
+    if (size > buffer.byteLength) {
+      buffer.resize(Math.min(buffer.maxByteLength, Math.max(size, 2 * buffer.byteLength)));
+    }
+    new Uint8Array(buffer, this.#partBytes, piece.length).set(piece);
+    this.#partBytes = size;
+  }
+
+  /** Lets go of the partial line. */
+  #release(): void {
+    this.#parts = [];
+    this.#partBytes = 0;
+    this.#growing = undefined;
   }
 }
 

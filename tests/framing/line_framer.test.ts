@@ -1,7 +1,7 @@
 // The newline framer, in-process: exact frames for every way a byte stream can be cut.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type LineFrame, LineFramer } from "../../lib/framing/line_framer.ts";
+import { type LineFrame, LineFramer, LineSplitter } from "../../lib/framing/line_framer.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -78,5 +78,73 @@ describe("LineFramer", () => {
     const first = await pending;
     assert.deepEqual(first.value, { kind: "oversized", size: 1_000_000 });
     await writer.close();
+  });
+});
+
+describe("LineSplitter: long lines", () => {
+  /**
+   * `text` fed in chunks of `size` bytes through one splitter, the way a reader feeds it: one buffer refilled
+   * for every chunk, so each frame is read before the next push (a line inside a chunk is a view of it).
+   */
+  function split(text: string, size: number, maxLineBytes?: number): LineFrame[] {
+    const bytes = encoder.encode(text);
+    const splitter = new LineSplitter(maxLineBytes === undefined ? {} : { maxLineBytes });
+    const out: LineFrame[] = [];
+    const kept: LineFrame[] = [];
+    const keep = () => {
+      for (const frame of out.splice(0)) {
+        kept.push(frame.kind === "line" ? { kind: "line", bytes: frame.bytes.slice() } : frame);
+      }
+    };
+    const reused = new Uint8Array(size);
+    for (let offset = 0; offset < bytes.length; offset += size) {
+      const piece = bytes.subarray(offset, offset + size);
+      reused.set(piece);
+      splitter.push(reused.subarray(0, piece.length), out);
+      keep();
+      reused.fill(0x3f);
+    }
+    splitter.end(out);
+    keep();
+    return kept;
+  }
+
+  it("a line of several MiB split over many chunks comes out whole, between short lines", () => {
+    const long = `{"text":"${"0123456789abcdef".repeat(200_000)}😀"}`;
+    const frames = split(`{"a":1}\n${long}\r\n{"b":2}\n${long}`, 65_521);
+    assert.deepEqual(frames.map(show), ['{"a":1}', long, '{"b":2}', long]);
+  });
+
+  it("a long line is collected in one buffer that grows in place, not joined from parts", () => {
+    const splitter = new LineSplitter();
+    const out: LineFrame[] = [];
+    const chunk = encoder.encode("x".repeat(64 * 1024));
+    for (let i = 0; i < 48; i++) splitter.push(chunk, out);
+    splitter.push(encoder.encode("\n"), out);
+    assert.equal(out.length, 1);
+    const bytes = (out[0] as { bytes: Uint8Array }).bytes;
+    assert.equal(bytes.length, 48 * 64 * 1024);
+    assert.ok(bytes.every((byte) => byte === 0x78));
+    // Joined parts would be a fresh fixed-size buffer, made while the parts are still held: twice the line.
+    assert.equal((bytes.buffer as ArrayBuffer & { resizable?: boolean }).resizable, true);
+  });
+
+  it("the limit holds for long lines: exactly at it (with or without \\r) accepted, one byte over skipped", () => {
+    const max = 2 * 1024 * 1024 + 5;
+    const atLimit = "y".repeat(max);
+    const over = "z".repeat(max + 1);
+    for (const size of [64 * 1024, 1_000_003]) {
+      assert.deepEqual(
+        split(`${atLimit}\n${atLimit}\r\n${over}\n${over}\r\nnext`, size, max).map(show),
+        [atLimit, atLimit, { oversized: max + 1 }, { oversized: max + 1 }, "next"],
+        `chunks of ${size}`,
+      );
+    }
+    // The last chunk alone takes the held line past the limit.
+    const splitter = new LineSplitter({ maxLineBytes: max });
+    const out: LineFrame[] = [];
+    splitter.push(encoder.encode("w".repeat(1_500_000)), out);
+    splitter.push(encoder.encode(`${"w".repeat(1_000_000)}\r\nafter\n`), out);
+    assert.deepEqual(out.map(show), [{ oversized: 2_500_000 }, "after"]);
   });
 });

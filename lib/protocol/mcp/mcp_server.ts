@@ -86,8 +86,14 @@ export interface McpServerIO {
 
 const MODERN: Era = { kind: "modern" };
 
-/** A response: a message object, its JSON text when already serialised, or `null` for no answer. */
-type Reply = Record<string, unknown> | string | null;
+/**
+ * A response: a message object, its JSON text when already serialised — whole, or in pieces that are
+ * written back to back (see `#jsonResult`) — or `null` for no answer.
+ */
+type Reply = Record<string, unknown> | string | readonly string[] | null;
+
+/** A serialised tool result at least this long is written in pieces rather than spliced into one string. */
+const SPLICE_LIMIT = 64 * 1024;
 
 /**
  * Serves MCP until stdin ends (resolving once every open request is answered and flushed), the signal fires,
@@ -275,12 +281,17 @@ class McpSession {
     );
   }
 
-  #reply(message: Record<string, unknown> | string): Promise<void> {
-    return this.#out.write(`${this.#text(message)}\n`);
+  #reply(message: Record<string, unknown> | string | readonly string[]): Promise<void> {
+    if (!isPieces(message)) return this.#out.write(`${this.#text(message)}\n`);
+    // Queued in one go, so nothing is written between the pieces.
+    const last = message.length - 1;
+    for (let i = 0; i < last; i++) void this.#out.write(message[i]!);
+    return this.#out.write(`${message[last]}\n`);
   }
 
-  #text(message: Record<string, unknown> | string): string {
+  #text(message: Record<string, unknown> | string | readonly string[]): string {
     if (typeof message === "string") return message;
+    if (isPieces(message)) return message.join("");
     try {
       return JSON.stringify(message);
     } catch (error) {
@@ -652,16 +663,29 @@ class McpSession {
     }
   }
 
-  /** The reply to a call whose result came serialised: the text is spliced in twice, escaped once. */
-  #jsonResult(id: JsonRpcId, era: "modern" | "legacy", result: JsonToolResult): string {
-    const content = `"content":[{"type":"text","text":${
-      JSON.stringify(result.json)
-    }}],"structuredContent":${result.json},"isError":${result.isError}`;
-    const body = era === "modern"
-      ? `"resultType":"complete",${content},"_meta":${this.#serverMetaJson}`
-      : content;
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${body}}}`;
+  /**
+   * The reply to a call whose result came serialised: the text is spliced in twice, escaped once. A long
+   * result is answered in pieces: joined, the reply would be one more string as long as both copies.
+   */
+  #jsonResult(id: JsonRpcId, era: "modern" | "legacy", result: JsonToolResult): string | string[] {
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${
+      era === "modern" ? `"resultType":"complete",` : ""
+    }"content":[{"type":"text","text":`;
+    const tail = `,"isError":${result.isError}${
+      era === "modern" ? `,"_meta":${this.#serverMetaJson}` : ""
+    }}}`;
+    const escaped = JSON.stringify(result.json);
+    if (result.json.length < SPLICE_LIMIT) {
+      return `${head}${escaped}}],"structuredContent":${result.json}${tail}`;
+    }
+    return [head, escaped, `}],"structuredContent":`, result.json, tail];
   }
+}
+
+function isPieces(
+  message: Record<string, unknown> | string | readonly string[],
+): message is readonly string[] {
+  return Array.isArray(message);
 }
 
 function isBlank(bytes: Uint8Array): boolean {
