@@ -90,8 +90,9 @@ describe("mcp big messages", () => {
   }, async () => {
     // Measured copies (VmHWM growth ÷ message size). Deno: a 32 MiB answer 4.0 (7.0 when the reply was
     // joined into one string and encoded whole), a 16 MiB echo 5.1 (9.2). Node 20 is higher whatever the
-    // server does: its JSON.stringify leaves about a copy of garbage per big text (7.9 and 8.7).
-    const bounds = RUNTIME === "deno" ? { answer: 4.5, echo: 6.5 } : { answer: 9.5, echo: 10.5 };
+    // server does: its JSON.stringify leaves about a copy of garbage per big text (7.9 and 8.7). The bounds
+    // leave room for the collector's timing and still fail the old Deno figures.
+    const bounds = RUNTIME === "deno" ? { answer: 5.5, echo: 7.5 } : { answer: 10, echo: 11 };
 
     const answer = await peakGrowth("spew", { bytes: 32 * MiB }, 32);
     assert.ok(answer <= bounds.answer, `a 32 MiB answer: peak grew by ${answer.toFixed(2)} × its size`);
