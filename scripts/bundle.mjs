@@ -104,7 +104,7 @@ const deferredToRest = {
   },
 };
 
-const library = await build({
+const chunks = await build({
   ...common,
   entryPoints: [{ in: LIBRARY[0], out: "mod" }, {
     in: "toolwire-rest",
@@ -120,7 +120,7 @@ const library = await build({
 // A deferred module that `mod.ts` also reaches by a static import lands in the first chunk, and every start
 // parses it again.
 for (const module of DEFERRED) {
-  if (Object.hasOwn(library.metafile.outputs[CHUNK].inputs, module)) {
+  if (Object.hasOwn(chunks.metafile.outputs[CHUNK].inputs, module)) {
     throw new Error(`${module} is imported statically from mod.ts: it would be loaded at every start`);
   }
 }
@@ -181,7 +181,7 @@ const entries = await build({
   plugins: [toRest],
 });
 
-for (const file of [...library.outputFiles, ...entries.outputFiles]) {
+for (const file of [...chunks.outputFiles, ...entries.outputFiles]) {
   await mkdir(dirname(file.path), { recursive: true });
   await writeFile(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text));
 }
