@@ -1,4 +1,5 @@
-import process from "node:process";
+import { process } from "./node_process.ts";
+import type { Writable } from "node:stream";
 import { deno, type DenoApi } from "./deno_api.ts";
 
 /** One of the three standard streams. */
@@ -79,12 +80,32 @@ function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): St
  * ```
  */
 export function nodeWrite(stream: NodeJS.WritableStream): StdioWrite {
+  const writable = stream as
+    & NodeJS.WritableStream
+    & Pick<Writable, "writableLength" | "writableEnded" | "errored" | "destroyed">;
   const write = stream.write.bind(stream);
   // Awaiting the callback is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
-  return (data) =>
+  const written = (data: StdioData) =>
     new Promise<void>((resolve, reject) => {
       write(data, (error?: Error | null) => (error ? reject(error) : resolve()));
     });
+  return (data) => {
+    // Only a Node Writable says what it holds (`writableLength`); other streams are awaited through the callback.
+    if (writable.writableLength !== 0 || writable.destroyed || writable.writableEnded) return written(data);
+    // Nothing is queued, so the OS usually takes the whole write at once (a pipe or a socket with room). A
+    // write with a callback costs Node a tick even then; without one it costs nothing more, and an empty
+    // stream buffer afterwards says the bytes left the process.
+    try {
+      write(data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (writable.errored) return Promise.reject(writable.errored);
+    if (writable.writableLength === 0) return Promise.resolve();
+    // Queued behind a full pipe: the callback of an empty write comes once everything before it is out (or
+    // failed: Node fails the callbacks of queued writes with the stream's error).
+    return written("");
+  };
 }
 
 /**
