@@ -1,7 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { withFileLock } from "../../mod.ts";
 
 /** One note. */
@@ -69,7 +68,7 @@ export class NoteStore {
       // The holder we took the lock from died mid-write: its temporary file is garbage now.
       if (lock.recovered) await this.#removeTemporaries();
       const { file, result } = change(await this.read());
-      const temporary = `${this.#file}.${process.pid}.${crypto.randomUUID()}.tmp`;
+      const temporary = `${this.#file}.${globalThis.process.pid}.${crypto.randomUUID()}.tmp`;
       try {
         await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
         await rename(temporary, this.#file);

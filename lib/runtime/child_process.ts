@@ -1,5 +1,5 @@
 import type * as NodeChildProcess from "node:child_process";
-import process from "node:process";
+import { process } from "./node_process.ts";
 import type { Readable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
 

@@ -6,7 +6,7 @@
  */
 import type * as NodeFs from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import process from "node:process";
+import { process } from "./node_process.ts";
 
 const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
 

@@ -2,7 +2,7 @@ import { missingPermission } from "./permission.ts";
 import type * as NodeFs from "node:fs/promises";
 import type * as NodeOs from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import process from "node:process";
+import { process } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
 
 // Loaded on first use, like the rest of the adapter: a tool that never takes a lock never loads them.

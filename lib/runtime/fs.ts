@@ -1,7 +1,7 @@
 import type * as NodeFs from "node:fs/promises";
 import type * as NodeOs from "node:os";
 import { dirname, join } from "node:path";
-import process from "node:process";
+import { process } from "./node_process.ts";
 
 // Loaded on first use: `node:fs/promises` pulls in a dozen internal modules (readline among them), and a
 // tool that answers `--help` or serves MCP without touching its state directory never needs them.

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import process from "node:process";
+import { process } from "./node_process.ts";
 import { fileURLToPath } from "node:url";
 import { deno, type DenoApi } from "./deno_api.ts";
 

@@ -1,4 +1,4 @@
-import process from "node:process";
+import { process } from "./node_process.ts";
 import { deno } from "./deno_api.ts";
 import { missingPermission } from "./permission.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type * as NodeNet from "node:net";
-import process from "node:process";
+import { process } from "./node_process.ts";
 import type { ByteChannel } from "./byte_channel.ts";
 import { nodeStreamReader, nodeWrite } from "./stdio.ts";
 

@@ -6,11 +6,14 @@
  *
  * With `--envelope` it answers the way toolwire does — the ResponseEnvelope as `structuredContent` and as
  * JSON text in `content` — so the same floor can be compared at the same reply size.
+ *
+ * Like the library, it takes `process` from the global: importing `node:process` costs every Node start about
+ * a millisecond (docs/performance.md), and a floor must not carry what toolwire avoids.
  */
-import process from "node:process";
 import { Buffer } from "node:buffer";
 
 const SERVER_META = { "io.modelcontextprotocol/serverInfo": { name: "echo-bare", version: "1.0.0" } };
+const process = globalThis.process;
 let partial: Buffer[] = [];
 
 const ENVELOPE = process.argv.includes("--envelope");
