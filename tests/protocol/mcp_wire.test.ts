@@ -269,6 +269,29 @@ describe("mcp wire: tools/call", () => {
     await closed(s);
   });
 
+  it("arguments named like Object.prototype members are unknown arguments, each named, and pollute nothing", async () => {
+    const s = labServer();
+    const names = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"];
+    const members = names.map((name) => `${JSON.stringify(name)}:{"polluted":true}`).join(",");
+    s.send(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{${members},"first":"x"},"_meta":${
+        JSON.stringify(modernMeta())
+      }}}`,
+    );
+    const reply = await s.next();
+    assert.equal(reply.result.isError, true);
+    const { error, meta } = reply.result.structuredContent;
+    assert.equal(error.code, "ARG_ERROR");
+    assert.equal(meta.exit_code, 2);
+    assert.deepEqual(
+      error.issues.map((issue: { field: string; message: string }) => [issue.field, issue.message]),
+      names.map((name) => [name, `unknown argument '${name}'`]),
+    );
+    const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
+    assert.equal(check.result.structuredContent.data.polluted, false);
+    await closed(s);
+  });
+
   it("a destructive call asks first (input_required); the signed requestState must come back unaltered and for the same call", async () => {
     const s = labServer();
     const elicitation = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };

@@ -42,19 +42,21 @@ export function coerceText(
     case "boolean":
       if (text === "true") return { value: true };
       if (text === "false") return { value: false };
-      return invalid(label, "a boolean", text, "use true or false");
+      return { issue: invalid(label, "a boolean", text, "use true or false") };
     case "integer": {
       const value = Number(text);
       if (INTEGER_TEXT.test(text) && Number.isSafeInteger(value)) return { value };
-      return invalid(label, "an integer", text);
+      return { issue: invalid(label, "an integer", text) };
     }
     case "number": {
       const value = Number(text);
       if (NUMBER_TEXT.test(text) && Number.isFinite(value)) return { value };
-      return invalid(label, "a number", text);
+      return { issue: invalid(label, "a number", text) };
     }
-    case "enum":
-      return coerceEnum(label, spec.enum_values ?? [], text);
+    case "enum": {
+      const issue = enumIssue(label, spec.enum_values ?? [], text);
+      return issue === undefined ? { value: text } : { issue };
+    }
     case "array":
       return { value: [text] };
     case "string":
@@ -75,47 +77,76 @@ export function coerceJson(
   spec: Pick<FlagSpec, "type" | "enum_values">,
   value: unknown,
 ): Coerced {
-  switch (spec.type) {
-    case "boolean":
-      return typeof value === "boolean" ? { value } : invalid(label, "a boolean", value);
-    case "integer":
-      return Number.isSafeInteger(value) ? { value } : invalid(label, "an integer", value);
-    case "number":
-      return typeof value === "number" && Number.isFinite(value)
-        ? { value }
-        : invalid(label, "a number", value);
-    case "enum":
-      return typeof value === "string"
-        ? coerceEnum(label, spec.enum_values ?? [], value)
-        : invalid(label, "a string", value);
-    case "array":
-      return Array.isArray(value) && value.every((item) => typeof item === "string")
-        ? { value: [...value] }
-        : invalid(label, "an array of strings", value);
-    case "string":
-      return typeof value === "string" ? { value } : invalid(label, "a string", value);
-  }
+  const issues: InputIssue[] = [];
+  const accepted = checkJson(label, spec, value, issues);
+  return issues.length === 0 ? { value: accepted } : { issue: issues[0]! };
 }
 
-function coerceEnum(label: string, allowed: readonly string[], text: string): Coerced {
-  if (allowed.includes(text)) return { value: text };
+/**
+ * {@linkcode coerceJson} for a caller that checks many values per call and collects their issues: the value
+ * as the command receives it (an array copied, so a handler that changes it changes nothing of the
+ * caller's), or `undefined` — which it never accepts — after pushing what is wrong onto `issues`.
+ *
+ * @example
+ * ```ts
+ * const issues: InputIssue[] = [];
+ * checkJson("limit", { type: "integer" }, "5", issues); // undefined
+ * issues[0]?.message; // "limit expects an integer, got '5'"
+ * ```
+ */
+export function checkJson(
+  label: string,
+  spec: Pick<FlagSpec, "type" | "enum_values">,
+  value: unknown,
+  issues: InputIssue[],
+): unknown {
+  let issue: InputIssue | undefined;
+  switch (spec.type) {
+    case "boolean":
+      if (typeof value === "boolean") return value;
+      issue = invalid(label, "a boolean", value);
+      break;
+    case "integer":
+      if (Number.isSafeInteger(value)) return value;
+      issue = invalid(label, "an integer", value);
+      break;
+    case "number":
+      if (typeof value === "number" && Number.isFinite(value)) return value;
+      issue = invalid(label, "a number", value);
+      break;
+    case "enum":
+      issue = typeof value === "string"
+        ? enumIssue(label, spec.enum_values ?? [], value)
+        : invalid(label, "a string", value);
+      if (issue === undefined) return value;
+      break;
+    case "array":
+      if (Array.isArray(value) && value.every((item) => typeof item === "string")) return [...value];
+      issue = invalid(label, "an array of strings", value);
+      break;
+    case "string":
+      if (typeof value === "string") return value;
+      issue = invalid(label, "a string", value);
+  }
+  issues.push(issue);
+  return undefined;
+}
+
+function enumIssue(label: string, allowed: readonly string[], text: string): InputIssue | undefined {
+  if (allowed.includes(text)) return undefined;
   const near = closestMatch(text, allowed);
   return {
-    issue: {
-      field: label,
-      message: `${label} expects one of ${allowed.join(", ")}, got ${quote(text)}`,
-      ...(near === undefined ? {} : { suggestion: `did you mean ${quote(near)}?` }),
-    },
+    field: label,
+    message: `${label} expects one of ${allowed.join(", ")}, got ${quote(text)}`,
+    ...(near === undefined ? {} : { suggestion: `did you mean ${quote(near)}?` }),
   };
 }
 
-function invalid(label: string, expected: string, got: unknown, suggestion?: string): Coerced {
+function invalid(label: string, expected: string, got: unknown, suggestion?: string): InputIssue {
   return {
-    issue: {
-      field: label,
-      message: `${label} expects ${expected}, got ${quote(got)}`,
-      ...(suggestion === undefined ? {} : { suggestion }),
-    },
+    field: label,
+    message: `${label} expects ${expected}, got ${quote(got)}`,
+    ...(suggestion === undefined ? {} : { suggestion }),
   };
 }
 
@@ -217,14 +248,34 @@ export function completeFlags(
     if (!Object.hasOwn(specs, name)) continue;
     const spec = specs[name]!;
     if (given.has(name)) flags[name] = given.get(name);
-    // A default object (an array) is copied: a handler that changes it must not change the next call's.
-    else if (spec.default !== undefined) {
-      flags[name] = typeof spec.default === "object" ? copyJson(spec.default) : spec.default;
-    } else if (spec.required) issues.push({ field: label(name), message: `${label(name)} is required` });
-    else if (spec.type === "boolean") flags[name] = false;
-    else if (spec.type === "array") flags[name] = [];
+    else completeAbsentFlag(flags, name, spec, issues, label(name));
   }
   return flags;
+}
+
+/**
+ * Fills in one flag the invocation did not give: its default, `false` for a boolean, `[]` for an array, or,
+ * for a required flag, an issue labelled `label`; any other flag stays absent.
+ *
+ * @example
+ * ```ts
+ * const flags: Record<string, unknown> = {};
+ * completeAbsentFlag(flags, "tag", { type: "array", description: "Tags" }, [], "--tag"); // flags.tag: []
+ * ```
+ */
+export function completeAbsentFlag(
+  flags: Record<string, unknown>,
+  name: string,
+  spec: FlagSpec,
+  issues: InputIssue[],
+  label: string,
+): void {
+  // A default object (an array) is copied: a handler that changes it must not change the next call's.
+  if (spec.default !== undefined) {
+    flags[name] = typeof spec.default === "object" ? copyJson(spec.default) : spec.default;
+  } else if (spec.required) issues.push({ field: label, message: `${label} is required` });
+  else if (spec.type === "boolean") flags[name] = false;
+  else if (spec.type === "array") flags[name] = [];
 }
 
 /** What a command without positionals gets: one shared empty object, frozen so no call can change it. */

@@ -8,21 +8,12 @@ import type {
 } from "../../protocol/mcp/tool_catalog.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
-import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
-import { completeFlags, completePositionals } from "../cli/input_values.ts";
-import type { CommandEntry, FlagEntry } from "../contract/manifest.ts";
+import type { CommandEntry } from "../contract/manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
 import { argumentErrorEnvelope } from "../cli/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeResult } from "./envelope_result.ts";
-import {
-  argumentName,
-  mcpTool,
-  servedCommands,
-  type ServeFilter,
-  ToolArgumentParser,
-} from "./tool_mapping.ts";
+import { mcpTool, servedCommands, type ServeFilter, ToolArgumentPlan } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
 
@@ -64,9 +55,7 @@ export interface ManifestCatalogOptions {
 interface ServedCommand {
   path: string;
   entry: CommandEntry;
-  /** The command's own flags: the framework's per-command flags arrive as `dry_run` & co. */
-  ownFlags: Record<string, FlagEntry>;
-  arguments: ToolArgumentParser;
+  arguments: ToolArgumentPlan;
 }
 
 const CONFIRM_KEY = "confirm";
@@ -119,8 +108,7 @@ export class ManifestCatalog implements ToolCatalog {
       ) => [this.#tools[i]!.name, {
         path,
         entry,
-        ownFlags: ownFlags(entry),
-        arguments: new ToolArgumentParser(entry),
+        arguments: new ToolArgumentPlan(entry),
       }]),
     );
   }
@@ -134,37 +122,27 @@ export class ManifestCatalog implements ToolCatalog {
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
     const served = this.#served.get(call.name);
     if (served === undefined) return Promise.resolve({ kind: "unknown_tool" });
-    const parsed = served.arguments.parse(call.arguments);
-    const flags = completeFlags(served.ownFlags, parsed.flags, parsed.issues, argumentName);
-    const args = completePositionals(
-      served.entry.positionals ?? [],
-      parsed.positionals,
-      parsed.issues,
-      "json",
-      positionalName,
-    );
-    const key = parsed.idempotencyKey;
-    const keyIssue = idempotencyKeyIssue(key, "idempotency_key");
-    if (keyIssue !== undefined) parsed.issues.push(keyIssue);
-    if (parsed.issues.length > 0) {
-      return Promise.resolve(result(argumentErrorEnvelope(parsed.issues, monotonicMs())));
+    const checked = served.arguments.check(call.arguments);
+    if (checked.issues.length > 0) {
+      return Promise.resolve(result(argumentErrorEnvelope(checked.issues, monotonicMs())));
     }
+    const key = checked.idempotencyKey;
 
     const run = (dryRun: boolean, confirmed: boolean) =>
       this.#execute({
         path: served.path,
         entry: served.entry,
-        given: parsed.flags,
-        flags,
-        args,
+        given: checked.given,
+        flags: checked.flags,
+        args: checked.args,
         idempotencyKey: key,
         dryRun,
         confirmed,
         context,
       });
-    const mayAsk = needsConfirmation(served.entry.danger_level, parsed) && context.era === "modern" &&
+    const mayAsk = needsConfirmation(served.entry.danger_level, checked) && context.era === "modern" &&
       supportsFormElicitation(context.clientCapabilities);
-    if (!mayAsk) return run(parsed.dryRun, parsed.confirmed).then(result);
+    if (!mayAsk) return run(checked.dryRun, checked.confirmed).then(result);
     return this.#confirmFirst(served, call, key, run);
   }
 
@@ -223,14 +201,6 @@ export class ManifestCatalog implements ToolCatalog {
     }
     return result(await run(false, true));
   }
-}
-
-const positionalName = (name: string) => name;
-
-function ownFlags(entry: CommandEntry): Record<string, FlagEntry> {
-  return Object.fromEntries(
-    Object.entries(entry.flags).filter(([name]) => !Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, name)),
-  );
 }
 
 function result(envelope: ResponseEnvelope): ToolCallOutcome {

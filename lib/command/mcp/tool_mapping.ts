@@ -1,6 +1,14 @@
 import type { McpTool } from "../../protocol/mcp/tool_catalog.ts";
 import type { FlagSpec } from "../contract/contract.ts";
-import { coerceJson, type InputIssue, quote } from "../cli/input_values.ts";
+import {
+  checkJson,
+  completeAbsentFlag,
+  completePositionals,
+  type InputIssue,
+  quote,
+} from "../cli/input_values.ts";
+import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
+import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";
 import { embeddedOutputSchema } from "../contract/output_schema.ts";
 import { commandWords } from "../contract/command_words.ts";
@@ -211,84 +219,142 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
   };
 }
 
-/** MCP tool arguments, checked against a command's entry and sorted into flags, positionals and framework options. */
-export interface ToolArguments {
-  /** The command's own flags, by flag name, type-checked. */
-  flags: Map<string, unknown>;
-  /** Positional values in declaration order (`undefined` where absent). */
-  positionals: unknown[];
+/** One `tools/call`'s arguments, checked against a command's entry and completed: what an executor receives. */
+export interface CheckedArguments {
+  /** The command's own flags the caller gave, by flag name, in the caller's order, type-checked. */
+  given: Map<string, unknown>;
+  /** Every own flag of the command, by flag name, with defaults applied. */
+  flags: Record<string, unknown>;
+  /** Positional values by name. */
+  args: Record<string, unknown>;
   idempotencyKey?: string;
   dryRun: boolean;
   confirmed: boolean;
-  /** Every problem, collected. */
+  /** Every problem, collected; the call may run only when there is none. */
   issues: InputIssue[];
 }
 
+/** What an argument name stands for: a positional, one of the command's own flags, or a framework option. */
+const POSITIONAL = 0;
+const OWN_FLAG = 1;
+const IDEMPOTENCY_KEY = 2;
+const DRY_RUN = 3;
+const CONFIRM = 4;
+
+interface ArgumentSlot {
+  kind: number;
+  /** The flag's name (kebab-case); a positional's name. */
+  flag: string;
+  /** Absent for a positional: {@linkcode completePositionals} checks those. */
+  spec: FlagSpec | undefined;
+  /** A positional's place among the command's positionals. */
+  index: number;
+}
+
+interface OwnFlag {
+  flag: string;
+  spec: FlagSpec;
+  /** How an issue names the flag: its argument name. */
+  label: string;
+}
+
+const NO_POSITIONALS: readonly PositionalEntry[] = [];
+const NO_VALUES: readonly unknown[] = [];
+/** What every command without positionals gets (one frozen, shared record): asked for once, not per call. */
+const NO_ARGUMENTS = completePositionals(NO_POSITIONALS, NO_VALUES, [], "json");
+const positionalLabel = (name: string) => name;
+
 /**
- * Checks MCP tool arguments against a command's manifest entry: unknown arguments are refused (the
- * `inputSchema` is closed), each value is type-checked, framework arguments are taken apart. Own-property
- * lookups only, so a `__proto__` key is just an unknown argument. Built once per served command, so a call
- * only looks names up.
+ * Checks MCP tool arguments against a command's manifest entry and completes them
+ * (docs/contract.md#commands-as-mcp-tools): unknown arguments are refused (the `inputSchema` is closed), each
+ * value is type-checked, framework arguments are taken apart, defaults, required flags and positionals are
+ * applied. Everything that depends only on the command — what each name stands for, the own flags in order,
+ * their labels — is prepared once per served command, so a call is one pass over its arguments and one over
+ * the command's own flags, with no Map, result object or closure per argument. The names live in a
+ * prototype-less object, so `__proto__` or `toString` is just an unknown argument.
  *
  * @example
  * ```ts
  * import type { CommandEntry } from "@toolwire/toolwire";
  *
  * declare const entry: CommandEntry; // `add`, which takes --title and --tag
- * const parsed = new ToolArgumentParser(entry).parse({ title: "x", tag: ["a"] });
- * parsed.flags.get("title"); // "x"
+ * const checked = new ToolArgumentPlan(entry).check({ title: "x" });
+ * checked.flags; // { title: "x", tag: [] }
  * ```
  */
-export class ToolArgumentParser {
-  readonly #flags = new Map<string, [flag: string, spec: FlagSpec]>();
-  readonly #positionals = new Map<string, number>();
-  readonly #positionalCount: number;
+export class ToolArgumentPlan {
+  readonly #slots: Record<string, ArgumentSlot> = Object.create(null);
+  readonly #ownFlags: OwnFlag[] = [];
+  readonly #positionals: readonly PositionalEntry[];
 
   constructor(entry: CommandEntry) {
     for (const [flag, spec] of Object.entries(entry.flags)) {
-      if (!NOT_OFFERED.has(flag)) this.#flags.set(argumentName(flag), [flag, spec]);
+      const framework = Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, flag);
+      if (!framework) this.#ownFlags.push({ flag, spec, label: argumentName(flag) });
+      if (NOT_OFFERED.has(flag)) continue;
+      const kind = !framework
+        ? OWN_FLAG
+        : flag === "idempotency-key"
+        ? IDEMPOTENCY_KEY
+        : flag === "dry-run"
+        ? DRY_RUN
+        : CONFIRM;
+      this.#slots[argumentName(flag)] = { kind, flag, spec, index: -1 };
     }
-    const positionals = entry.positionals ?? [];
-    positionals.forEach((positional, index) => {
-      if (!this.#positionals.has(positional.name)) this.#positionals.set(positional.name, index);
+    this.#positionals = entry.positionals ?? NO_POSITIONALS;
+    const named = new Set<string>();
+    this.#positionals.forEach((positional, index) => {
+      // A positional's name wins over a flag's argument name; the first of two positionals of one name.
+      if (named.has(positional.name)) return;
+      named.add(positional.name);
+      this.#slots[positional.name] = { kind: POSITIONAL, flag: positional.name, spec: undefined, index };
     });
-    this.#positionalCount = positionals.length;
   }
 
-  /** Sorts one call's arguments, collecting every problem. */
-  parse(args: Record<string, unknown>): ToolArguments {
-    const result: ToolArguments = {
-      flags: new Map(),
-      positionals: new Array(this.#positionalCount).fill(undefined),
-      dryRun: false,
-      confirmed: false,
-      issues: [],
-    };
-    for (const key of Object.keys(args)) {
-      const value = args[key];
-      const index = this.#positionals.get(key);
-      if (index !== undefined) {
-        result.positionals[index] = value;
+  /** Checks and completes one call's arguments, collecting every problem. */
+  check(args: Record<string, unknown>): CheckedArguments {
+    const issues: InputIssue[] = [];
+    const given = new Map<string, unknown>();
+    const count = this.#positionals.length;
+    const positionals = count === 0 ? NO_VALUES : new Array<unknown>(count).fill(undefined);
+    let idempotencyKey: string | undefined;
+    let dryRun = false;
+    let confirmed = false;
+    // for…in, not Object.keys: no array per call. Own names only, in the same order.
+    for (const name in args) {
+      if (!Object.hasOwn(args, name)) continue;
+      const value = args[name];
+      const slot = this.#slots[name];
+      if (slot === undefined) {
+        issues.push({ field: name, message: `unknown argument ${quote(name)}` });
         continue;
       }
-      const known = this.#flags.get(key);
-      if (known === undefined) {
-        result.issues.push({ field: key, message: `unknown argument ${quote(key)}` });
+      if (slot.kind === POSITIONAL) {
+        (positionals as unknown[])[slot.index] = value;
         continue;
       }
-      // Indexed, not destructured: array destructuring runs the iterator protocol in V8's baseline tiers.
-      const flag = known[0];
-      const spec = known[1];
-      const coerced = coerceJson(key, spec, value);
-      if ("issue" in coerced) {
-        result.issues.push(coerced.issue);
-        continue;
-      }
-      if (flag === "idempotency-key") result.idempotencyKey = coerced.value as string;
-      else if (flag === "dry-run") result.dryRun = coerced.value as boolean;
-      else if (flag === "confirm-destructive") result.confirmed = coerced.value as boolean;
-      else result.flags.set(flag, coerced.value);
+      const accepted = checkJson(name, slot.spec!, value, issues);
+      if (accepted === undefined) continue;
+      if (slot.kind === OWN_FLAG) given.set(slot.flag, accepted);
+      else if (slot.kind === IDEMPOTENCY_KEY) idempotencyKey = accepted as string;
+      else if (slot.kind === DRY_RUN) dryRun = accepted as boolean;
+      else confirmed = accepted as boolean;
     }
-    return result;
+    const flags: Record<string, unknown> = Object.create(null);
+    for (let i = 0; i < this.#ownFlags.length; i++) {
+      const own = this.#ownFlags[i]!;
+      // checkJson never accepts `undefined`, so `undefined` here means not given.
+      const value = given.get(own.flag);
+      if (value !== undefined) flags[own.flag] = value;
+      else completeAbsentFlag(flags, own.flag, own.spec, issues, own.label);
+    }
+    const completed = count === 0
+      ? NO_ARGUMENTS
+      : completePositionals(this.#positionals, positionals, issues, "json", positionalLabel);
+    if (idempotencyKey !== undefined) {
+      const keyIssue = idempotencyKeyIssue(idempotencyKey, "idempotency_key");
+      if (keyIssue !== undefined) issues.push(keyIssue);
+    }
+    return { given, flags, args: completed, idempotencyKey, dryRun, confirmed, issues };
   }
 }
