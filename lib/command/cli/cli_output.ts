@@ -61,22 +61,33 @@ export class CliOutput {
  * ```
  */
 export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCode: number } {
+  let text: string;
   try {
-    return { text: JSON.stringify(envelope), exitCode: envelope.meta.exit_code };
+    text = JSON.stringify(envelope);
   } catch (error) {
-    const text = JSON.stringify(makeEnvelope({
-      exitCode: ExitCode.GENERAL_ERROR,
-      error: {
-        code: "GENERAL_ERROR",
-        message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
-        retryable: false,
-        phase: "execution",
-      },
-      warnings: [],
-      startedAt: monotonicMs() - envelope.meta.duration_ms,
-    }));
-    return { text, exitCode: ExitCode.GENERAL_ERROR };
+    return unserialisable(envelope, error);
   }
+  return { text, exitCode: envelope.meta.exit_code };
+}
+
+/**
+ * The GENERAL_ERROR envelope for one that JSON cannot carry. A function apart from {@linkcode envelopeJson},
+ * which every MCP call runs: V8 compiles a function whole, on its first call and again into baseline code
+ * once it runs often, so this rare failure kept inline would be compiled by every server that answers calls.
+ */
+function unserialisable(envelope: ResponseEnvelope, error: unknown): { text: string; exitCode: number } {
+  const text = JSON.stringify(makeEnvelope({
+    exitCode: ExitCode.GENERAL_ERROR,
+    error: {
+      code: "GENERAL_ERROR",
+      message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
+      retryable: false,
+      phase: "execution",
+    },
+    warnings: [],
+    startedAt: monotonicMs() - envelope.meta.duration_ms,
+  }));
+  return { text, exitCode: ExitCode.GENERAL_ERROR };
 }
 
 /**
