@@ -344,21 +344,21 @@ function runHandler(
 ): Promise<Settled<unknown>> {
   const { invocation, warnings } = execution;
   return runWithDeadline((scope) => {
-    const context: CommandContext = new HandlerContext({
-      flags: invocation.input.flags as CommandContext["flags"],
-      args: invocation.input.args as CommandContext["args"],
+    const context: CommandContext = new HandlerContext(
+      invocation.input,
       dryRun,
-      env: invocation.env,
-      log: invocation.log,
-      warn: (warning: Warning) => warnings.push(warning),
-      progress: invocation.progress,
+      invocation.env,
+      invocation.log,
+      (warning: Warning) => warnings.push(warning),
+      invocation.progress,
       meta,
-    }, scope);
+      scope,
+    );
     const returned = invocation.definition.run(context);
     return isPromise(returned)
       ? returned.then((data) => handlerData(invocation.path, data))
       : handlerData(invocation.path, returned);
-  }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
+  }, invocation.timeoutMs, invocation.signal);
 }
 
 function isPromise(value: unknown): value is PromiseLike<unknown> {
