@@ -3,7 +3,7 @@ import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
-import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
+import { envelopeOf, type ErrorDetail, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "../cli/input_values.ts";
@@ -80,35 +80,28 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
   return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) =>
-    execution.envelope(outcome)
+    outcomeEnvelope(execution, outcome)
   );
 }
 
 /** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
 class Execution {
-  readonly invocation: Invocation;
-  readonly startedAt = monotonicMs();
-  readonly warnings: Warning[] = [];
-  readonly meta: Record<string, unknown>;
+  // Declared, not defined: the constructor sets each field once, where class fields would first be defined
+  // by an initializer of their own. One Execution is made per invocation.
+  declare readonly invocation: Invocation;
+  declare readonly startedAt: number;
+  declare readonly warnings: Warning[];
+  declare readonly meta: Record<string, unknown>;
 
   constructor(invocation: Invocation) {
     this.invocation = invocation;
+    this.startedAt = monotonicMs();
+    this.warnings = [];
     this.meta = { timeout_ms: invocation.timeoutMs };
   }
 
   finish(exitCode: number, data: unknown, error: ErrorDetail | null): ResponseEnvelope {
-    return makeEnvelope({
-      exitCode,
-      data,
-      error,
-      warnings: this.warnings,
-      startedAt: this.startedAt,
-      meta: this.meta,
-    });
-  }
-
-  envelope(outcome: Outcome): ResponseEnvelope {
-    return outcomeEnvelope(this, outcome);
+    return envelopeOf(exitCode, data, error, this.warnings, this.startedAt, this.meta);
   }
 }
 
@@ -193,9 +186,9 @@ async function answerWithKey(
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
       });
     }
-    return execution.envelope(outcome);
+    return outcomeEnvelope(execution, outcome);
   }
-  const envelope = execution.envelope(outcome);
+  const envelope = outcomeEnvelope(execution, outcome);
   // A failure that declares no side effects changed nothing: free the key so that a retry runs.
   if (invocation.exitCodes[String(envelope.meta.exit_code)]?.side_effects === "none") {
     await slot.abandon().catch((error) =>
@@ -243,7 +236,7 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
 async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
   // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
-  const dryRun = () => runHandler(execution, true, {}).then((outcome) => execution.envelope(outcome));
+  const dryRun = () => runHandler(execution, true, {}).then((outcome) => outcomeEnvelope(execution, outcome));
   const { startedAt, meta } = execution;
   return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
 }
