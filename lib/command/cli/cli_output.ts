@@ -65,18 +65,31 @@ export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCo
   try {
     text = JSON.stringify(envelope);
   } catch (error) {
-    return unserialisable(envelope, error);
+    return { text: unserialisableJson(envelope, error), exitCode: ExitCode.GENERAL_ERROR };
   }
   return { text, exitCode: envelope.meta.exit_code };
 }
 
 /**
- * The GENERAL_ERROR envelope for one that JSON cannot carry. A function apart from {@linkcode envelopeJson},
- * which every MCP call runs: V8 compiles a function whole, on its first call and again into baseline code
- * once it runs often, so this rare failure kept inline would be compiled by every server that answers calls.
+ * What stands for an envelope that JSON cannot carry: the JSON of a GENERAL_ERROR envelope saying why, with
+ * the same duration. A function apart from the serialisers that every call runs ({@linkcode envelopeJson},
+ * the MCP tool result): V8 compiles a function whole, on its first call and again into baseline code once it
+ * runs often, so this rare failure kept inline would be compiled by every server that answers calls.
+ *
+ * @example
+ * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
+ * try {
+ *   JSON.stringify(envelope);
+ * } catch (error) {
+ *   unserialisableJson(envelope, error); // '{"ok":false,...,"error":{"code":"GENERAL_ERROR",...'
+ * }
+ * ```
  */
-function unserialisable(envelope: ResponseEnvelope, error: unknown): { text: string; exitCode: number } {
-  const text = JSON.stringify(makeEnvelope({
+export function unserialisableJson(envelope: ResponseEnvelope, error: unknown): string {
+  return JSON.stringify(makeEnvelope({
     exitCode: ExitCode.GENERAL_ERROR,
     error: {
       code: "GENERAL_ERROR",
@@ -87,7 +100,6 @@ function unserialisable(envelope: ResponseEnvelope, error: unknown): { text: str
     warnings: [],
     startedAt: monotonicMs() - envelope.meta.duration_ms,
   }));
-  return { text, exitCode: ExitCode.GENERAL_ERROR };
 }
 
 /**
