@@ -257,7 +257,10 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
  * every call runs: V8 compiles a function whole, on its first call and again into baseline code once it runs
  * often, so these rarer cases kept inline would be compiled by every server that answers calls.
  */
-function failureEnvelope(execution: Execution, outcome: Exclude<Outcome, { kind: "data" }>): ResponseEnvelope {
+function failureEnvelope(
+  execution: Execution,
+  outcome: Exclude<Outcome, { kind: "data" }>,
+): ResponseEnvelope {
   const { invocation } = execution;
   switch (outcome.kind) {
     case "timeout": {
@@ -341,22 +344,26 @@ function runHandler(
   meta: Record<string, unknown>,
 ): Promise<Settled<unknown>> {
   const { invocation, warnings } = execution;
-  return runWithDeadline((scope) => {
-    const context: CommandContext = new HandlerContext(
-      invocation.input,
-      dryRun,
-      invocation.env,
-      invocation.log,
-      (warning: Warning) => warnings.push(warning),
-      invocation.progress,
-      meta,
-      scope,
-    );
-    const returned = invocation.definition.run(context);
-    return isPromise(returned)
-      ? returned.then((data) => handlerData(invocation.path, data))
-      : handlerData(invocation.path, returned);
-  }, invocation.timeoutMs, invocation.signal);
+  return runWithDeadline(
+    (scope) => {
+      const context: CommandContext = new HandlerContext(
+        invocation.input,
+        dryRun,
+        invocation.env,
+        invocation.log,
+        (warning: Warning) => warnings.push(warning),
+        invocation.progress,
+        meta,
+        scope,
+      );
+      const returned = invocation.definition.run(context);
+      return isPromise(returned)
+        ? returned.then((data) => handlerData(invocation.path, data))
+        : handlerData(invocation.path, returned);
+    },
+    invocation.timeoutMs,
+    invocation.signal,
+  );
 }
 
 function isPromise(value: unknown): value is PromiseLike<unknown> {
