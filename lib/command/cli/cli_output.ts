@@ -61,22 +61,45 @@ export class CliOutput {
  * ```
  */
 export function envelopeJson(envelope: ResponseEnvelope): { text: string; exitCode: number } {
+  let text: string;
   try {
-    return { text: JSON.stringify(envelope), exitCode: envelope.meta.exit_code };
+    text = JSON.stringify(envelope);
   } catch (error) {
-    const text = JSON.stringify(makeEnvelope({
-      exitCode: ExitCode.GENERAL_ERROR,
-      error: {
-        code: "GENERAL_ERROR",
-        message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
-        retryable: false,
-        phase: "execution",
-      },
-      warnings: [],
-      startedAt: monotonicMs() - envelope.meta.duration_ms,
-    }));
-    return { text, exitCode: ExitCode.GENERAL_ERROR };
+    return { text: unserialisableJson(envelope, error), exitCode: ExitCode.GENERAL_ERROR };
   }
+  return { text, exitCode: envelope.meta.exit_code };
+}
+
+/**
+ * What stands for an envelope that JSON cannot carry: the JSON of a GENERAL_ERROR envelope saying why, with
+ * the same duration. A function apart from the serialisers that every call runs ({@linkcode envelopeJson},
+ * the MCP tool result): V8 compiles a function whole, on its first call and again into baseline code once it
+ * runs often, so this rare failure kept inline would be compiled by every server that answers calls.
+ *
+ * @example
+ * ```ts
+ * import type { ResponseEnvelope } from "@toolwire/toolwire";
+ *
+ * declare const envelope: ResponseEnvelope;
+ * try {
+ *   JSON.stringify(envelope);
+ * } catch (error) {
+ *   unserialisableJson(envelope, error); // '{"ok":false,...,"error":{"code":"GENERAL_ERROR",...'
+ * }
+ * ```
+ */
+export function unserialisableJson(envelope: ResponseEnvelope, error: unknown): string {
+  return JSON.stringify(makeEnvelope({
+    exitCode: ExitCode.GENERAL_ERROR,
+    error: {
+      code: "GENERAL_ERROR",
+      message: `the result could not be serialised as JSON: ${errorMessage(error)}`,
+      retryable: false,
+      phase: "execution",
+    },
+    warnings: [],
+    startedAt: monotonicMs() - envelope.meta.duration_ms,
+  }));
 }
 
 /**

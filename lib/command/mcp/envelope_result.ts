@@ -1,5 +1,5 @@
 import type { JsonToolResult } from "../../protocol/mcp/tool_catalog.ts";
-import { envelopeJson } from "../cli/cli_output.ts";
+import { unserialisableJson } from "../cli/cli_output.ts";
 import type { ResponseEnvelope } from "../contract/envelope.ts";
 
 /**
@@ -17,6 +17,12 @@ import type { ResponseEnvelope } from "../contract/envelope.ts";
  * ```
  */
 export function envelopeResult(envelope: ResponseEnvelope): JsonToolResult {
-  const { text, exitCode } = envelopeJson(envelope);
-  return { json: text, isError: exitCode !== 0 };
+  // Not through envelopeJson: its result would be one more object per call, only to be copied into this one.
+  let json: string;
+  try {
+    json = JSON.stringify(envelope);
+  } catch (error) {
+    return { json: unserialisableJson(envelope, error), isError: true };
+  }
+  return { json, isError: envelope.meta.exit_code !== 0 };
 }

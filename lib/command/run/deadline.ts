@@ -1,6 +1,7 @@
 import type { CallCancellation } from "../../protocol/mcp/tool_catalog.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CommandContext } from "../contract/contract.ts";
+import type { CommandInput } from "../cli/input_values.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
@@ -39,43 +40,55 @@ export class WorkScope {
 /**
  * The context a handler gets. A class, so that `signal` — built only when read — is one getter on the
  * prototype: a getter written in an object literal (or added with `defineProperty`) gives every context a
- * hidden class of its own in V8, slow to make and heavy on the garbage collector.
+ * hidden class of its own in V8, slow to make and heavy on the garbage collector. Its fields come as
+ * arguments, not as an object to copy them from: one context is made per invocation.
  *
  * @example
  * ```ts
- * const context = new HandlerContext({
- *   flags: {},
- *   args: {},
- *   dryRun: false,
- *   env: () => undefined,
- *   log: (message) => console.error(message),
- *   warn: () => {},
- *   progress: () => {},
- *   meta: {},
- * }, new WorkScope());
+ * const context = new HandlerContext(
+ *   { flags: {}, args: {} },
+ *   false,
+ *   () => undefined,
+ *   (message) => console.error(message),
+ *   () => {},
+ *   () => {},
+ *   {},
+ *   new WorkScope(),
+ * );
  * context.signal; // built now
  * ```
  */
 export class HandlerContext implements CommandContext {
-  readonly flags: CommandContext["flags"];
-  readonly args: CommandContext["args"];
-  readonly dryRun: boolean;
-  readonly env: CommandContext["env"];
-  readonly log: CommandContext["log"];
-  readonly warn: CommandContext["warn"];
-  readonly progress: CommandContext["progress"];
-  readonly meta: Record<string, unknown>;
+  // Declared, not defined: the constructor sets each field once, where a class field would first be
+  // defined (as undefined) by an initializer of its own.
+  declare readonly flags: CommandContext["flags"];
+  declare readonly args: CommandContext["args"];
+  declare readonly dryRun: boolean;
+  declare readonly env: CommandContext["env"];
+  declare readonly log: CommandContext["log"];
+  declare readonly warn: CommandContext["warn"];
+  declare readonly progress: CommandContext["progress"];
+  declare readonly meta: Record<string, unknown>;
   readonly #scope: WorkScope;
 
-  constructor(fields: Omit<CommandContext, "signal">, scope: WorkScope) {
-    this.flags = fields.flags;
-    this.args = fields.args;
-    this.dryRun = fields.dryRun;
-    this.env = fields.env;
-    this.log = fields.log;
-    this.warn = fields.warn;
-    this.progress = fields.progress;
-    this.meta = fields.meta;
+  constructor(
+    input: CommandInput,
+    dryRun: boolean,
+    env: CommandContext["env"],
+    log: CommandContext["log"],
+    warn: CommandContext["warn"],
+    progress: CommandContext["progress"],
+    meta: Record<string, unknown>,
+    scope: WorkScope,
+  ) {
+    this.flags = input.flags as CommandContext["flags"];
+    this.args = input.args as CommandContext["args"];
+    this.dryRun = dryRun;
+    this.env = env;
+    this.log = log;
+    this.warn = warn;
+    this.progress = progress;
+    this.meta = meta;
     this.#scope = scope;
   }
 
@@ -99,14 +112,15 @@ export class HandlerContext implements CommandContext {
  * ```ts
  * const settled = await runWithDeadline(
  *   (scope) => fetch("https://example.com/", { signal: scope.signal }),
- *   { timeoutMs: 60_000 },
+ *   60_000,
  * );
  * if (settled.kind === "timeout") console.error("too slow");
  * ```
  */
 export function runWithDeadline<T>(
   work: (scope: WorkScope) => T | Promise<T>,
-  options: { timeoutMs: number; signal?: CancelSource },
+  timeoutMs: number,
+  outside?: CancelSource,
 ): Promise<Settled<T>> {
   const scope = new WorkScope();
   // The work starts first, as it always has: it sees a live signal even when the outside is already aborted.
@@ -114,17 +128,16 @@ export function runWithDeadline<T>(
   try {
     const returned = work(scope);
     // Work that returned a plain value has finished: no deadline to arm, no race to run.
-    if (!isThenable(returned) && options.signal?.aborted !== true) {
+    if (!isThenable(returned) && outside?.aborted !== true) {
       return Promise.resolve({ kind: "data", data: returned });
     }
     running = Promise.resolve(returned);
   } catch (error) {
-    if (options.signal?.aborted !== true) return Promise.resolve({ kind: "error", error });
+    if (outside?.aborted !== true) return Promise.resolve({ kind: "error", error });
     running = Promise.reject(error);
   }
 
   return new Promise<Settled<T>>((resolve) => {
-    const outside = options.signal;
     let timer: LongTimeout | undefined;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     let cancellation: Cancellation | undefined;
@@ -149,11 +162,11 @@ export function runWithDeadline<T>(
       finish(cancellation === undefined ? settled : { kind: "cancelled", cancellation });
     };
 
-    if (options.timeoutMs > 0) {
+    if (timeoutMs > 0) {
       timer = setLongTimeout(() => {
         scope.abort(new DOMException("the time limit was reached", "TimeoutError"));
         finish({ kind: "timeout" });
-      }, options.timeoutMs);
+      }, timeoutMs);
     }
     if (outside !== undefined) {
       if (outside.aborted) onAbort();

@@ -3,7 +3,7 @@ import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
-import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
+import { envelopeOf, type ErrorDetail, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "../cli/input_values.ts";
@@ -80,35 +80,28 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
   return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) =>
-    execution.envelope(outcome)
+    outcomeEnvelope(execution, outcome)
   );
 }
 
 /** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
 class Execution {
-  readonly invocation: Invocation;
-  readonly startedAt = monotonicMs();
-  readonly warnings: Warning[] = [];
-  readonly meta: Record<string, unknown>;
+  // Declared, not defined: the constructor sets each field once, where class fields would first be defined
+  // by an initializer of their own. One Execution is made per invocation.
+  declare readonly invocation: Invocation;
+  declare readonly startedAt: number;
+  declare readonly warnings: Warning[];
+  declare readonly meta: Record<string, unknown>;
 
   constructor(invocation: Invocation) {
     this.invocation = invocation;
+    this.startedAt = monotonicMs();
+    this.warnings = [];
     this.meta = { timeout_ms: invocation.timeoutMs };
   }
 
   finish(exitCode: number, data: unknown, error: ErrorDetail | null): ResponseEnvelope {
-    return makeEnvelope({
-      exitCode,
-      data,
-      error,
-      warnings: this.warnings,
-      startedAt: this.startedAt,
-      meta: this.meta,
-    });
-  }
-
-  envelope(outcome: Outcome): ResponseEnvelope {
-    return outcomeEnvelope(this, outcome);
+    return envelopeOf(exitCode, data, error, this.warnings, this.startedAt, this.meta);
   }
 }
 
@@ -193,9 +186,9 @@ async function answerWithKey(
           `a retry with this key will report IDEMPOTENCY_OUTCOME_UNKNOWN instead of replaying it`,
       });
     }
-    return execution.envelope(outcome);
+    return outcomeEnvelope(execution, outcome);
   }
-  const envelope = execution.envelope(outcome);
+  const envelope = outcomeEnvelope(execution, outcome);
   // A failure that declares no side effects changed nothing: free the key so that a retry runs.
   if (invocation.exitCodes[String(envelope.meta.exit_code)]?.side_effects === "none") {
     await slot.abandon().catch((error) =>
@@ -243,7 +236,7 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
 async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
   // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
-  const dryRun = () => runHandler(execution, true, {}).then((outcome) => execution.envelope(outcome));
+  const dryRun = () => runHandler(execution, true, {}).then((outcome) => outcomeEnvelope(execution, outcome));
   const { startedAt, meta } = execution;
   return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
 }
@@ -254,10 +247,22 @@ function replayed(data: unknown): unknown {
 }
 
 function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
+  // Undefined data becomes null in the envelope.
+  if (outcome.kind === "data") return execution.finish(ExitCode.SUCCESS, outcome.data, null);
+  return failureEnvelope(execution, outcome);
+}
+
+/**
+ * The envelope of a handler that did not return. A function apart from {@linkcode outcomeEnvelope}, which
+ * every call runs: V8 compiles a function whole, on its first call and again into baseline code once it runs
+ * often, so these rarer cases kept inline would be compiled by every server that answers calls.
+ */
+function failureEnvelope(
+  execution: Execution,
+  outcome: Exclude<Outcome, { kind: "data" }>,
+): ResponseEnvelope {
   const { invocation } = execution;
   switch (outcome.kind) {
-    case "data":
-      return execution.finish(ExitCode.SUCCESS, normaliseData(outcome.data), null);
     case "timeout": {
       const message = `${commandWords(invocation.path)} exceeded its time limit of ${
         invocation.timeoutMs / 1000
@@ -333,32 +338,32 @@ function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {
   return execution.finish(failure.exitCode, failure.data, failure.error);
 }
 
-function normaliseData(data: unknown): unknown {
-  return data === undefined ? null : data;
-}
-
 function runHandler(
   execution: Execution,
   dryRun: boolean,
   meta: Record<string, unknown>,
 ): Promise<Settled<unknown>> {
   const { invocation, warnings } = execution;
-  return runWithDeadline((scope) => {
-    const context: CommandContext = new HandlerContext({
-      flags: invocation.input.flags as CommandContext["flags"],
-      args: invocation.input.args as CommandContext["args"],
-      dryRun,
-      env: invocation.env,
-      log: invocation.log,
-      warn: (warning: Warning) => warnings.push(warning),
-      progress: invocation.progress,
-      meta,
-    }, scope);
-    const returned = invocation.definition.run(context);
-    return isPromise(returned)
-      ? returned.then((data) => handlerData(invocation.path, data))
-      : handlerData(invocation.path, returned);
-  }, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
+  return runWithDeadline(
+    (scope) => {
+      const context: CommandContext = new HandlerContext(
+        invocation.input,
+        dryRun,
+        invocation.env,
+        invocation.log,
+        (warning: Warning) => warnings.push(warning),
+        invocation.progress,
+        meta,
+        scope,
+      );
+      const returned = invocation.definition.run(context);
+      return isPromise(returned)
+        ? returned.then((data) => handlerData(invocation.path, data))
+        : handlerData(invocation.path, returned);
+    },
+    invocation.timeoutMs,
+    invocation.signal,
+  );
 }
 
 function isPromise(value: unknown): value is PromiseLike<unknown> {

@@ -55,19 +55,23 @@ export interface ProtocolRun {
  */
 export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   const log = (message: string) => void run.output.line("stderr", message);
-  const prepared = await runWithDeadline((scope) => {
-    const context: CommandContext = new HandlerContext({
-      flags: run.input.flags as CommandContext["flags"],
-      args: run.input.args as CommandContext["args"],
-      dryRun: false,
-      env: run.env,
-      log,
-      warn: (warning: Warning) => log(`warning: ${warning.message}`),
-      progress: () => {},
-      meta: {},
-    }, scope);
-    return run.definition.serve(context);
-  }, { timeoutMs: run.timeoutMs, signal: run.signal });
+  const prepared = await runWithDeadline(
+    (scope) => {
+      const context: CommandContext = new HandlerContext(
+        run.input,
+        false,
+        run.env,
+        log,
+        (warning: Warning) => log(`warning: ${warning.message}`),
+        () => {},
+        {},
+        scope,
+      );
+      return run.definition.serve(context);
+    },
+    run.timeoutMs,
+    run.signal,
+  );
 
   switch (prepared.kind) {
     case "timeout": {
