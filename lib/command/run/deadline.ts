@@ -179,7 +179,16 @@ export function runWithDeadline<T>(
   });
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/**
+ * Whether a value is a promise or any other thenable: what a handler returns is awaited only then.
+ *
+ * @example
+ * ```ts
+ * isThenable(Promise.resolve(1)); // true
+ * isThenable({ then: 1 }); // false
+ * ```
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null &&
     typeof (value as { then?: unknown }).then === "function";
 }

@@ -1,7 +1,7 @@
 import { FileLockTimeoutError, monotonicMs } from "../../runtime/mod.ts";
 import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
-import { type CancelSource, HandlerContext, runWithDeadline, type Settled } from "./deadline.ts";
+import { type CancelSource, HandlerContext, isThenable, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
 import { envelopeOf, type ErrorDetail, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
@@ -357,17 +357,13 @@ function runHandler(
         scope,
       );
       const returned = invocation.definition.run(context);
-      return isPromise(returned)
+      return isThenable(returned)
         ? returned.then((data) => handlerData(invocation.path, data))
         : handlerData(invocation.path, returned);
     },
     invocation.timeoutMs,
     invocation.signal,
   );
-}
-
-function isPromise(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 /**
