@@ -11,6 +11,11 @@ const DAPFIX = programArgv("tests/fixtures/dap_fixture.ts");
 const LAB = programArgv("tests/fixtures/lab.ts");
 /** A Python CLI with an `lsp` and a `debug-adapter` command; WIRE_QUIRK breaks one rule. */
 const PYWIRE = pyfix("wire");
+/**
+ * Seconds per probe against the Python CLI: its passing probes end long before, and a parallel suite on a
+ * loaded machine has seen a start take more than 3.
+ */
+const PROBE_TIMEOUT = "10";
 const PYWIRE_TRIGGERS = [
   "--prepare-failure",
   "lsp --config missing.toml",
@@ -144,7 +149,7 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
   ];
   for (const [quirk, broken, seen] of cases) {
     it(`${quirk}: exit ${CHECK_FAILED}, only ${broken} failed`, async () => {
-      const { code, envelope } = await check(PYWIRE, ["--probe-timeout", "3", ...PYWIRE_TRIGGERS], {
+      const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT, ...PYWIRE_TRIGGERS], {
         WIRE_QUIRK: quirk,
       });
       assert.equal(code, CHECK_FAILED);
@@ -158,7 +163,7 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
 
 describe("toolwire check --prepare-failure", { concurrency: true }, () => {
   it("without it ac05 is skipped, naming the option", async () => {
-    const { code, envelope } = await check(PYWIRE, ["--probe-timeout", "3"]);
+    const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT]);
     assert.equal(code, 0);
     const ac05 = result(envelope, "ac05-prepare-failure");
     assert.equal(ac05.status, "skip");
@@ -171,7 +176,7 @@ describe("toolwire check --prepare-failure", { concurrency: true }, () => {
   it("a trigger that does not make preparation fail fails ac05", async () => {
     const { code, envelope } = await check(PYWIRE, [
       "--probe-timeout",
-      "3",
+      PROBE_TIMEOUT,
       "--prepare-failure",
       "lsp",
       "--prepare-failure",
@@ -189,7 +194,7 @@ describe("toolwire check --prepare-failure", { concurrency: true }, () => {
     // WIRE_QUIRK reaches the trigger's runs only: ac05 fails, and nothing else does.
     const { code, envelope } = await check(PYWIRE, [
       "--probe-timeout",
-      "3",
+      PROBE_TIMEOUT,
       "--prepare-failure",
       "lsp --config missing.toml",
       "--prepare-failure-env",
