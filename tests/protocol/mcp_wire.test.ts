@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { initialize, modern, modernMeta, WireSession } from "../helpers/mcp_wire.ts";
+import { waitFor } from "../helpers/locks.ts";
 import { NOTES, programArgv, tempDir } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -341,18 +342,21 @@ describe("mcp wire: cancellation, progress, logging", () => {
     const marker = join(dir.path, "marker");
     const s = labServer();
     try {
-      s.send(modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      s.send(
+        modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }, {
+          "io.modelcontextprotocol/logLevel": "info",
+        }),
+      );
+      // The handler's log line says it is waiting: the cancellation cannot overtake its start.
+      const started = await s.next();
+      assert.deepEqual([started.method, started.params.data], ["notifications/message", "sleeping"]);
       s.send({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: { requestId: 7, reason: "test", _meta: modernMeta() },
       });
       s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
-      const deadline = Date.now() + 10_000;
-      while (!existsSync(marker) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor(() => existsSync(marker), "the handler's cleanup (its AbortSignal fired)");
       assert.equal(readFileSync(marker, "utf8"), "cleaned up");
       const pong = await s.request(modern(8, "tools/call", { name: "echo", arguments: { text: "after" } }));
       assert.equal(
