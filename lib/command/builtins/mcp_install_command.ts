@@ -114,9 +114,9 @@ export function registerMcpInstall<const F extends McpInstallFlags>(
   tool: Tool,
   extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
 ): void {
-  const builtin = builtinDefinition(tool);
-  if (extend === undefined) tool.registry.registerBuiltin("mcp.install", builtin);
-  else tool.command("mcp.install", extend(builtin));
+  if (extend === undefined) {
+    tool.registry.registerBuiltin("mcp.install", builtinDefinition.bind(undefined, tool), undefined, false);
+  } else tool.command("mcp.install", extend(builtinDefinition(tool)));
 }
 
 function builtinDefinition(tool: Tool): McpInstallDefinition {
