@@ -1,5 +1,5 @@
 import { serveMcp } from "../../protocol/mcp/mcp_server.ts";
-import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/in_flight.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { CommandError } from "../contract/command_error.ts";
 import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/contract.ts";
