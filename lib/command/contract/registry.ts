@@ -55,7 +55,9 @@ class LazyBuiltin implements RegisteredCommand {
 
 /**
  * Adjusts a command's entry when the manifest is built; `mcp.serve` uses it to cover every command it serves
- * (REQ-C-032: danger_level and required_scopes of a server cover every request it can answer).
+ * (REQ-C-032: danger_level and required_scopes of a server cover every request it can answer). It changes
+ * what the manifest says of the command, not the exit codes it declares: a run takes those from the entry
+ * as registered, without refining it.
  */
 export type EntryRefiner = (entry: CommandEntry, registry: CommandRegistry) => CommandEntry;
 
