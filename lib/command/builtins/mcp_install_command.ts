@@ -1,5 +1,5 @@
 import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
-import { MCP_CLIENT_NAMES } from "./mcp_install/mcp_clients.ts";
+import { MCP_CLIENT_NAMES } from "./mcp_install/client_names.ts";
 import type { Tool } from "../tool.ts";
 
 /**
