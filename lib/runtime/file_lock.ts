@@ -70,6 +70,7 @@ export interface FileLockOptions {
  * @example
  * ```ts
  * import { rm } from "node:fs/promises";
+ * import { withFileLock } from "@toolwire/toolwire";
  *
  * await withFileLock("/tmp/app/state.lock", async ({ recovered }) => {
  *   // the holder that died may have left its temporary file behind
