@@ -83,6 +83,6 @@ export {
   type FileLockState,
   FileLockTimeoutError,
   withFileLock,
-} from "./lib/runtime/file_lock.ts";
+} from "./lib/runtime/file_lock_api.ts";
 
 export { FRAMEWORK_VERSION } from "./lib/version.ts";

@@ -5,7 +5,7 @@
 // binary). A process that loads two or three files instead of ~70 ES modules starts ~40 ms sooner, and an
 // MCP client in auto mode spawns a server twice per connect.
 //
-// The library is two chunks, and every module of it is in exactly one of them:
+// The library is three chunks, and every module of it is in exactly one of them:
 //
 // - `dist/chunks/toolwire.js`: everything `mod.ts` reaches by static imports — what a tool built with
 //   `createTool` runs, `mcp serve` included. `dist/mod.js` re-exports it and loads nothing else.
@@ -13,17 +13,23 @@
 //   binary uses (lib/bridge/mod.ts), and the modules the library loads with `import()` only when a rarely
 //   run built-in needs them (DEFERRED). It imports the first chunk and re-exports every library entry and
 //   the bridge; the subpath entries and the binary import it.
+// - `dist/chunks/toolwire_lazy.js`: the modules the library loads with `import()` on paths that are common
+//   but not at every start (LAZY: the file lock, which a tool's writers, idempotency keys and `mcp install`
+//   take). Kept apart from the second chunk, a run that needs them loads ~6 KB, not the ~70 KB of LSP, DAP
+//   and the bridge. It imports the first chunk and re-exports the lazy modules only.
 //
 // V8 parses a whole module before running any of it, so every start of a tool pays for each byte of the
-// chunk it loads: ~150 KB, not the whole ~220 KB library. The chunks are minified (whitespace and syntax:
+// chunk it loads: ~147 KB, not the whole ~225 KB library. A file more costs a run that loads it ~0.6 M
+// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it. The chunks are minified (whitespace and syntax:
 // ~25% fewer bytes; names stay, so a stack trace names the functions, and the source maps lead to lib/).
 //
 // One copy of each module is what makes `instanceof CommandError` hold across entries and keeps one stdio
 // channel per process: bundling each entry on its own would copy what they share into each. esbuild's code
 // splitting keeps one copy; over all the entries it would cut the library into a chunk per set of entries
 // that use a piece (eight of them), each one more file to load at every start. Split between `mod.ts` and
-// the rest, it makes exactly the two chunks above, and `chunkNames` without a hash makes a third one an
-// error rather than a silent extra file.
+// the rest, it makes exactly the chunks above, and `chunkNames` without a hash makes another one an error
+// rather than a silent extra file: the lazy entry imports `mod.ts` for that, so that every module of the
+// first chunk is shared by the same three entries.
 import { build } from "esbuild";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
@@ -45,9 +51,15 @@ const DEFERRED = [
   "lib/command/builtins/completions/completion_script.ts",
   "lib/command/builtins/mcp_install/install_server.ts",
 ];
+/**
+ * The modules the library imports with `import()` on common paths: they go to the third chunk, which a run
+ * loads on their first use. A module no other chunk reaches by a static import (the build fails otherwise).
+ */
+const LAZY = ["lib/runtime/file_lock.ts"];
 const BINARY = "cmd/toolwire.ts";
 const CHUNK = "dist/chunks/toolwire.js";
 const REST = "dist/chunks/toolwire_rest.js";
+const LAZY_CHUNK = "dist/chunks/toolwire_lazy.js";
 
 // Only what this build writes: nothing left over from an earlier one ships with the package.
 await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
@@ -68,13 +80,18 @@ const common = {
   sourcesContent: true,
 };
 
-/** The second chunk's entry: every library entry, the bridge and the deferred modules, re-exported. */
+/**
+ * The second chunk's entry: every library entry, the bridge and the deferred modules, re-exported; and the
+ * third chunk's: the lazy modules, re-exported, and `mod.ts` imported.
+ */
 const restEntry = {
   name: "rest-entry",
   setup(build) {
-    build.onResolve({ filter: /^toolwire-rest$/ }, () => ({ path: "toolwire-rest", namespace: "rest" }));
-    build.onLoad({ filter: /.*/, namespace: "rest" }, () => ({
-      contents: [...LIBRARY, BRIDGE, ...DEFERRED].map((entry) => `export * from "./${entry}";`).join("\n"),
+    build.onResolve({ filter: /^toolwire-(rest|lazy)$/ }, (args) => ({ path: args.path, namespace: "rest" }));
+    build.onLoad({ filter: /.*/, namespace: "rest" }, (args) => ({
+      contents: args.path === "toolwire-lazy"
+        ? [`import "./${LIBRARY[0]}";`, ...LAZY.map((entry) => `export * from "./${entry}";`)].join("\n")
+        : [...LIBRARY, BRIDGE, ...DEFERRED].map((entry) => `export * from "./${entry}";`).join("\n"),
       resolveDir: root,
       loader: "ts",
     }));
@@ -82,8 +99,9 @@ const restEntry = {
 };
 
 /**
- * An `import()` in the library loads the second chunk, which exports what the deferred module does. Left to
- * itself, esbuild would make each imported module a chunk of its own.
+ * An `import()` in the library loads the second chunk, which exports what a deferred module does, or the
+ * third, which exports what a lazy one does. Left to itself, esbuild would make each imported module a chunk
+ * of its own.
  */
 const deferredToRest = {
   name: "deferred-to-rest",
@@ -91,15 +109,17 @@ const deferredToRest = {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       if (args.kind !== "dynamic-import") return undefined;
       const target = relative(root, resolve(args.resolveDir, args.path));
-      if (!DEFERRED.includes(target)) {
+      const chunk = DEFERRED.includes(target) ? REST : LAZY.includes(target) ? LAZY_CHUNK : undefined;
+      if (chunk === undefined) {
         return {
           errors: [{
-            text: `${relative(root, args.importer)} imports ${target} with import(): list it in DEFERRED`,
+            text: `${relative(root, args.importer)} imports ${target} with import(): list it in ` +
+              "DEFERRED or LAZY",
           }],
         };
       }
-      // Both chunks are in one directory, and no entry's own code holds an import().
-      return { path: `./${relative(dirname(CHUNK), REST)}`, external: true };
+      // The chunks are in one directory, and no entry's own code holds an import().
+      return { path: `./${relative(dirname(CHUNK), chunk)}`, external: true };
     });
   },
 };
@@ -109,6 +129,9 @@ const chunks = await build({
   entryPoints: [{ in: LIBRARY[0], out: "mod" }, {
     in: "toolwire-rest",
     out: relative("dist", REST).replace(/\.js$/, ""),
+  }, {
+    in: "toolwire-lazy",
+    out: relative("dist", LAZY_CHUNK).replace(/\.js$/, ""),
   }],
   outdir: "dist",
   splitting: true,
@@ -117,17 +140,22 @@ const chunks = await build({
   plugins: [restEntry, deferredToRest],
 });
 
-// A deferred module that `mod.ts` also reaches by a static import lands in the first chunk, and every start
-// parses it again.
-for (const module of DEFERRED) {
+// A deferred or lazy module that `mod.ts` also reaches by a static import lands in the first chunk, and
+// every start parses it again; a lazy one that the second chunk reaches would be in two places.
+for (const module of [...DEFERRED, ...LAZY]) {
   if (Object.hasOwn(chunks.metafile.outputs[CHUNK].inputs, module)) {
     throw new Error(`${module} is imported statically from mod.ts: it would be loaded at every start`);
+  }
+}
+for (const module of LAZY) {
+  if (!Object.hasOwn(chunks.metafile.outputs[LAZY_CHUNK].inputs, module)) {
+    throw new Error(`${module} is imported statically from the second chunk: it belongs in one chunk`);
   }
 }
 
 // `export *` of two modules that export the same name keeps one of them without a word: an `import()` of a
 // deferred module could then get another module's function. So no name a deferred module exports may be
-// exported by anything else the second chunk re-exports.
+// exported by anything else the second chunk re-exports, nor a lazy module's by another lazy module.
 const exportsOf = async (module) => {
   const alone = await build({
     ...common,
@@ -146,6 +174,15 @@ for (const [name, modules] of exporters) {
   if (modules.length > 1 && modules.some((module) => DEFERRED.includes(module))) {
     throw new Error(`${modules.join(" and ")} both export ${name}: rename it in the deferred module`);
   }
+}
+const lazyExporters = new Map();
+for (const module of LAZY) {
+  for (const name of await exportsOf(module)) {
+    lazyExporters.set(name, [...(lazyExporters.get(name) ?? []), module]);
+  }
+}
+for (const [name, modules] of lazyExporters) {
+  if (modules.length > 1) throw new Error(`${modules.join(" and ")} both export ${name}: rename it in one`);
 }
 
 /** Every import that leaves an entry's own code is an import of the second chunk, which re-exports all. */

@@ -1,7 +1,6 @@
-import { SlotPool } from "./slot_pool.ts";
+import { DEFAULT_MAX_IN_FLIGHT, SlotPool } from "./slot_pool.ts";
 
-/** Requests a protocol session has open at once before it stops reading, unless told otherwise. */
-export const DEFAULT_MAX_IN_FLIGHT = 64;
+export { DEFAULT_MAX_IN_FLIGHT };
 
 /**
  * The requests a protocol server is answering at once. Each gets an AbortController, so a cancellation or the

@@ -1,4 +1,11 @@
 /**
+ * Requests a protocol session has open at once before it stops reading, unless told otherwise. It lives
+ * here, with the pool that enforces it, so that `mcp serve` does not load the LSP/DAP request table
+ * (in_flight.ts) into the first npm chunk for one number.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
+/**
  * The one bound on in-flight work of every protocol session: a counting semaphore. `take` gets a slot at
  * once (`undefined`) or once one is given back (a promise, first come first served); `give` returns one,
  * passing it straight to the first waiter; `whenFree` waits for room without taking it. One pool bounds one

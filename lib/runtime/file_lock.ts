@@ -4,6 +4,7 @@ import type * as NodeOs from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { process } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
+import { FileLockTimeoutError } from "./file_lock_api.ts";
 
 // Loaded on first use, like the rest of the adapter: a tool that never takes a lock never loads them.
 const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
@@ -69,6 +70,7 @@ export interface FileLockOptions {
  * @example
  * ```ts
  * import { rm } from "node:fs/promises";
+ * import { withFileLock } from "@toolwire/toolwire";
  *
  * await withFileLock("/tmp/app/state.lock", async ({ recovered }) => {
  *   // the holder that died may have left its temporary file behind
@@ -85,60 +87,14 @@ export interface FileLockState {
 }
 
 /**
- * The lock stayed with a live holder for longer than {@linkcode FileLockOptions.timeoutMs}.
+ * What {@linkcode withFileLock} runs, in this module that it loads on its first call (file_lock_api.ts).
  *
  * @example
  * ```ts
- * try {
- *   await withFileLock("/tmp/app/data.lock", () => {}, { timeoutMs: 0 });
- * } catch (error) {
- *   if (error instanceof FileLockTimeoutError) console.error(`busy: ${error.path}`);
- * }
+ * const count = await holdFileLock("/tmp/app/counter.lock", () => 1, { timeoutMs: 5_000 });
  * ```
  */
-export class FileLockTimeoutError extends Error {
-  /** The lock file. */
-  readonly path: string;
-  /** How long the caller waited. */
-  readonly timeoutMs: number;
-
-  constructor(path: string, timeoutMs: number) {
-    super(`the lock ${path} is still held after ${timeoutMs} ms`);
-    this.name = "FileLockTimeoutError";
-    this.path = path;
-    this.timeoutMs = timeoutMs;
-  }
-}
-
-/**
- * Runs `fn` while holding an exclusive lock that works across processes on one host (and across hosts on a
- * shared file system, through the staleness rule). The lock is the file at `path`, created with its whole
- * content at once (a hard link to a finished temporary file), naming the holder's pid, host and a random
- * token; the holder refreshes its modification time while `fn` runs and removes it afterwards, if it is
- * still its own. The directory must exist.
- *
- * A lock is stale when its holder's pid is no longer alive on this host (broken at once: a `kill -9` costs
- * nothing), when it was not refreshed for `staleMs`, or when its content is unreadable and older than a
- * short grace. Breaking is itself exclusive: a breaker first takes the guard `<path>.break` (a lock of the
- * same kind, so a breaker that dies is broken in turn), then checks again that the lock is stale, and only
- * then removes it — two processes that find the same stale lock never both go on to hold it.
- *
- * A lock that cannot be removed on release (its directory became unwritable) goes stale `staleMs` later.
- *
- * @example
- * ```ts
- * import { readFile, writeFile } from "node:fs/promises";
- * import { withFileLock } from "@toolwire/toolwire";
- *
- * // Read-modify-write of a shared file by many processes: no update is lost.
- * const next = await withFileLock("/tmp/app/counter.lock", async () => {
- *   const value = Number(await readFile("/tmp/app/counter", "utf8")) + 1;
- *   await writeFile("/tmp/app/counter", String(value));
- *   return value;
- * }, { timeoutMs: 5_000 });
- * ```
- */
-export async function withFileLock<T>(
+export async function holdFileLock<T>(
   path: string,
   fn: (lock: FileLockState) => T | Promise<T>,
   options: FileLockOptions = {},

@@ -4,7 +4,7 @@
  * @module
  */
 export * from "./child_process.ts";
-export * from "./file_lock.ts";
+export * from "./file_lock_api.ts";
 export * from "./fs.ts";
 export * from "./process.ts";
 export * from "./byte_channel.ts";

@@ -49,9 +49,19 @@ describe("built-in commands", () => {
       "mcp.install",
       "mcp.serve",
     ]);
-    for (const { path, definition } of builtins) {
+    for (const { path, definition, served, entry } of builtins) {
       assert.doesNotThrow(() => validateDefinition(path, definition), path);
+      // Built on first use, they reserve no alias: they must declare none.
+      assert.equal(definition.aliases, undefined, path);
+      // An MCP server leaves out the ones registered as never served without building them: each of them
+      // must be one the catalog would leave out anyway.
+      if (served === false) assert.ok(entry.mcp === false, path);
     }
+    assert.deepEqual(builtins.filter(({ served }) => served === false).map(({ path }) => path).sort(), [
+      "completions",
+      "mcp.install",
+      "mcp.serve",
+    ]);
     assert.deepEqual(validateManifest(await tool.manifest()), []);
   });
 

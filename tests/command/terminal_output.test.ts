@@ -288,6 +288,16 @@ describe("help text", () => {
     assert.match(list.stdout, /mcp serve +.*destructive because it serves remove \[destructive\]/);
   });
 
+  it("lists commands in the same order under every locale", async () => {
+    // Czech collation puts "ch" after "h": a locale-aware sort would list chatty after completions.
+    const help = await run([...TERM, "--help"], { env: { LC_ALL: "cs_CZ.UTF-8", LANG: "cs_CZ.UTF-8" } });
+    assert.equal(help.code, 0, help.stderr);
+    const commands = help.stdout.split("\n").filter((line) => /^ {2}[a-z]/.test(line)).map((line) =>
+      line.slice(2).split("  ")[0]!.trim()
+    );
+    assert.deepEqual(commands, ["chatty", "completions", "manifest", "mcp install", "mcp serve", "nested"]);
+  });
+
   it("speaks plain words: no requirement ids in any notes help", async () => {
     const pages = [[], ["add"], ["list"], ["show"], ["remove"], ["init"], ["lsp"], ["manifest"], [
       "mcp",

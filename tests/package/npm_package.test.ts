@@ -199,7 +199,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(JSON.parse(readFileSync(pkg!, "utf8")).name, "toolwire");
     assert.equal(JSON.parse(readFileSync(schema!, "utf8")).type, "object");
     const installed = join(project, "node_modules", "toolwire", "dist");
-    // The entries, and the two chunks that hold the library; each with the TypeScript it was built from.
+    // The entries, and the three chunks that hold the library; each with the TypeScript it was built from.
     // `mod.js` is re-exports of the first chunk and nothing else: its map has no source to point at.
     for (
       const [bundle, source] of [
@@ -210,6 +210,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
         ["lib/framing/mod.js", "lib/framing/mod.ts"],
         ["chunks/toolwire.js", "lib/command/tool.ts"],
         ["chunks/toolwire_rest.js", "lib/protocol/lsp/serve_lsp.ts"],
+        ["chunks/toolwire_lazy.js", "lib/runtime/file_lock.ts"],
         ["cmd/toolwire.js", "cmd/toolwire.ts"],
       ]
     ) {
@@ -231,19 +232,22 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.deepEqual(readdirSync(join(installed, "chunks")).sort(), [
       "toolwire.js",
       "toolwire.js.map",
+      "toolwire_lazy.js",
+      "toolwire_lazy.js.map",
       "toolwire_rest.js",
       "toolwire_rest.js.map",
     ]);
   });
 
-  it("runs a tool from the first chunk alone; the second is loaded only by what needs it", async () => {
-    // A copy of the package without the second chunk: whatever a tool does at every start, `mcp serve`
-    // included, must not reach it.
+  it("runs a tool from the first chunk alone; the others are loaded only by what needs them", async () => {
+    // A copy of the package without the second and third chunks: whatever a tool does at every start,
+    // `mcp serve` included, must not reach them.
     const lean = join(dir.path, "lean");
     cpSync(join(project, "node_modules", "toolwire"), join(lean, "node_modules", "toolwire"), {
       recursive: true,
     });
     rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", "toolwire_rest.js"));
+    rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", "toolwire_lazy.js"));
     writeFileSync(
       join(lean, "package.json"),
       JSON.stringify({ name: "lean", version: "1.0.0", type: "module" }),
@@ -271,8 +275,25 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.deepEqual(answers.map((answer) => answer.id), [1, 2, 3]);
     assert.equal(answers[2].result.structuredContent.data.greeting, "hello ada");
 
-    // The full package: the built-ins that load their work on first use find it in the second chunk.
+    // The full package: the built-ins that load their work on first use find it in the second chunk, and
+    // the file lock is in the third.
     const full = [NODE, join(project, "hello.js")];
+    writeFileSync(
+      join(project, "lock.mjs"),
+      [
+        'import { FileLockTimeoutError, withFileLock } from "toolwire";',
+        'const held = await withFileLock("held.lock", async () => {',
+        '  const again = await withFileLock("held.lock", () => "taken", { timeoutMs: 0 }).catch((error) =>',
+        '    error instanceof FileLockTimeoutError ? "busy" : `other: ${error}`',
+        "  );",
+        "  return again;",
+        "});",
+        "console.log(held);",
+      ].join("\n"),
+    );
+    const lock = await run([NODE, join(project, "lock.mjs")], { cwd: project });
+    assert.equal(lock.code, 0, lock.stderr);
+    assert.equal(lock.stdout.trim(), "busy");
     const completions = await run([...full, "completions", "bash"], { cwd: project });
     assert.equal(completions.code, 0, completions.stderr);
     assert.match(completions.stdout, /^# bash completion for hello/);

@@ -3,6 +3,7 @@ import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
 import { quote } from "../cli/input_values.ts";
 import type { Tool } from "../tool.ts";
+import type { CommandDefinition } from "../contract/contract.ts";
 
 /** The shells `tool completions` writes a script for. */
 const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -22,7 +23,13 @@ export type CompletionShell = (typeof SHELLS)[number];
  * ```
  */
 export function registerCompletions(tool: Tool): void {
-  tool.registry.registerBuiltin("completions", {
+  tool.registry.registerBuiltin("completions", completionsDefinition.bind(undefined, tool), undefined, false);
+}
+
+function completionsDefinition(
+  tool: Tool,
+): CommandDefinition<Record<never, never>, readonly [{ name: "shell"; description: string }]> {
+  return {
     description: "Print a shell completion script for this tool's commands, flags and enum values",
     danger_level: "safe",
     required_scopes: [],
@@ -74,5 +81,5 @@ export function registerCompletions(tool: Tool): void {
     },
     // Plain output adds its own newline after the text.
     plain: (data) => (data as { script: string }).script.replace(/\n$/, ""),
-  });
+  };
 }

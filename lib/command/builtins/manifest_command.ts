@@ -1,6 +1,7 @@
 import type { Tool } from "../tool.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { commandWords } from "../contract/command_words.ts";
+import type { CommandDefinition } from "../contract/contract.ts";
 
 /**
  * Registers the built-in `manifest` on a tool; every tool has it.
@@ -14,7 +15,13 @@ import { commandWords } from "../contract/command_words.ts";
  * ```
  */
 export function registerManifest(tool: Tool): void {
-  tool.registry.registerBuiltin("manifest", {
+  tool.registry.registerBuiltin("manifest", manifestDefinition.bind(undefined, tool));
+}
+
+function manifestDefinition(
+  tool: Tool,
+): CommandDefinition<{ etag: { type: "string"; description: string } }> {
+  return {
     description: "Print every command's contract — flags, exit codes, danger level — as one JSON document",
     danger_level: "safe",
     required_scopes: [],
@@ -69,5 +76,5 @@ export function registerManifest(tool: Tool): void {
         }),
       ].join("\n");
     },
-  });
+  };
 }

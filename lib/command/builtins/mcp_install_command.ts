@@ -1,5 +1,5 @@
 import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
-import { MCP_CLIENT_NAMES } from "./mcp_install/mcp_clients.ts";
+import { MCP_CLIENT_NAMES } from "./mcp_install/client_names.ts";
 import type { Tool } from "../tool.ts";
 
 /**
@@ -114,9 +114,9 @@ export function registerMcpInstall<const F extends McpInstallFlags>(
   tool: Tool,
   extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
 ): void {
-  const builtin = builtinDefinition(tool);
-  if (extend === undefined) tool.registry.registerBuiltin("mcp.install", builtin);
-  else tool.command("mcp.install", extend(builtin));
+  if (extend === undefined) {
+    tool.registry.registerBuiltin("mcp.install", builtinDefinition.bind(undefined, tool), undefined, false);
+  } else tool.command("mcp.install", extend(builtinDefinition(tool)));
 }
 
 function builtinDefinition(tool: Tool): McpInstallDefinition {

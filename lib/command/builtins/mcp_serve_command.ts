@@ -1,5 +1,5 @@
 import { serveMcp } from "../../protocol/mcp/mcp_server.ts";
-import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/in_flight.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { CommandError } from "../contract/command_error.ts";
 import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/contract.ts";
@@ -65,13 +65,17 @@ export function registerMcpServe<const F extends Record<string, FlagSpec>>(
   tool: Tool,
   extend?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<F>,
 ): void {
-  const builtin = builtinDefinition(tool);
   if (extend === undefined) {
-    tool.registry.registerBuiltin("mcp.serve", builtin, coverServedCommands);
+    tool.registry.registerBuiltin(
+      "mcp.serve",
+      builtinDefinition.bind(undefined, tool),
+      coverServedCommands,
+      false,
+    );
   } else {
     tool.registry.register(
       "mcp.serve",
-      extend(builtin) as unknown as ProtocolCommandDefinition,
+      extend(builtinDefinition(tool)) as unknown as ProtocolCommandDefinition,
       coverServedCommands,
     );
   }
@@ -130,7 +134,7 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
     ],
     serve: (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
-      const catalog = commandCatalog(tool, { commands: tool.registry.entries() }, {
+      const catalog = commandCatalog(tool, { commands: tool.registry.servableEntries() }, {
         readOnly: ctx.flags["read-only"],
       });
       return (io) =>
@@ -146,7 +150,9 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
 }
 
 const coverServedCommands: EntryRefiner = (entry, registry) => {
-  const commands = Object.fromEntries(registry.all().map((command) => [command.path, command.entry]));
+  // A built-in registered as never served is never among them: it is not built for this.
+  const servable = registry.all().filter((command) => command.served !== false);
+  const commands = Object.fromEntries(servable.map((command) => [command.path, command.entry]));
   const served = servedCommands(commands, { readOnly: false });
   const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
   // Say why the server is rated above what it declared: it is as dangerous as what it serves.

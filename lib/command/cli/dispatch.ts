@@ -67,8 +67,8 @@ export async function dispatch(
     if (issues.length === 0) issues.push(missingCommand(tool, parsed));
     return argError(tool, issues, format, output, startedAt, "stdout");
   }
-  const entry = tool.registry.entryOf(command.path)!;
   if (parsed.given.get("schema") === true) {
+    const entry = tool.registry.entryOf(command.path)!;
     if (format === "plain") await output.line("stdout", JSON.stringify(entry, null, 2));
     else {await output.envelope(
         "stdout",
@@ -77,6 +77,9 @@ export async function dispatch(
     return ExitCode.SUCCESS;
   }
 
+  // The registered entry's exit codes, which no refiner changes: refining `mcp serve`'s entry looks at every
+  // command it serves, work its start need not do.
+  const exitCodes = command.entry.exit_codes;
   const definition = command.definition;
   const ownGiven = new Map([...parsed.given].filter(([name]) => Object.hasOwn(definition.flags ?? {}, name)));
   const flags = completeFlags(definition.flags ?? {}, ownGiven, issues, (name) => `--${name}`);
@@ -103,7 +106,7 @@ export async function dispatch(
         tool: tool.name,
         path: command.path,
         definition: definition as ProtocolCommandDefinition,
-        exitCodes: entry.exit_codes,
+        exitCodes,
         input: { flags, args },
         timeoutMs,
         format,
@@ -116,7 +119,7 @@ export async function dispatch(
     let envelope = await executeCommand({
       path: command.path,
       definition: definition as CommandDefinition,
-      exitCodes: entry.exit_codes,
+      exitCodes,
       input: { flags, args },
       ...(key === undefined ? {} : {
         idempotencyKey: key,

@@ -49,12 +49,16 @@ type Fail = (field: string, problem: string) => never;
 type Check = (d: Record<string, unknown>, fail: Fail, subject: Subject) => void;
 
 // The contract rules, in the order registration applies them. Each check stops at its first broken rule;
-// registration stops at the first broken check, a manifest entry is held to every check.
+// registration stops at the first broken check, a manifest entry is held to every check. Positionals are
+// checked only when there are some: every function that runs is compiled in full, at each start of a tool
+// that registers the command, and most commands declare none.
 const CONTRACT_CHECKS: readonly Check[] = [
   checkSummary,
   (d, fail, subject) => checkExitCodes(d.exit_codes, fail, subject),
   (d, fail, subject) => checkFlags(d.flags, fail, subject, d.stdout === "protocol"),
-  (d, fail, subject) => checkPositionals(d.positionals, d.flags, fail, subject),
+  (d, fail, subject) => {
+    if (d.positionals !== undefined) checkPositionals(d.positionals, d.flags, fail, subject);
+  },
   checkStdoutProtocol,
   checkMcp,
   checkHandler,
@@ -274,7 +278,6 @@ function defaultFits(spec: FlagSpec): boolean {
 const POSITIONAL_FIELDS = new Set(["name", "description", "type", "required", "variadic"]);
 
 function checkPositionals(positionals: unknown, flags: unknown, fail: Fail, subject: Subject): void {
-  if (positionals === undefined) return;
   if (!Array.isArray(positionals)) fail("positionals", "must be an array");
   const seen = new Set<string>();
   let optionalSeen = false;

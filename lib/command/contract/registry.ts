@@ -17,11 +17,47 @@ export interface RegisteredCommand {
   path: string;
   definition: AnyCommandDefinition;
   entry: CommandEntry;
+  /** False for a built-in registered as never an MCP tool ({@linkcode CommandRegistry.registerBuiltin}). */
+  readonly served?: boolean;
+}
+
+/**
+ * A built-in's definition is built, and its entry computed, on first use: a tool's start then builds only
+ * the built-ins it runs or shows (an `mcp serve` two of the four, a tool's own command none). Each definition
+ * is a function of object literals — flags, exit codes, examples — that V8 compiles in full before it runs
+ * once, and with its manifest entry that cost every start of every tool ~2-4 M instructions on Node.
+ */
+class LazyBuiltin implements RegisteredCommand {
+  readonly path: string;
+  readonly served: boolean;
+  #build: (() => AnyCommandDefinition) | undefined;
+  #definition: AnyCommandDefinition | undefined;
+  #entry: CommandEntry | undefined;
+
+  constructor(path: string, build: () => AnyCommandDefinition, served: boolean) {
+    this.path = path;
+    this.served = served;
+    this.#build = build;
+  }
+
+  get definition(): AnyCommandDefinition {
+    if (this.#definition === undefined) {
+      this.#definition = this.#build!();
+      this.#build = undefined;
+    }
+    return this.#definition;
+  }
+
+  get entry(): CommandEntry {
+    return this.#entry ??= manifestEntry(this.definition);
+  }
 }
 
 /**
  * Adjusts a command's entry when the manifest is built; `mcp.serve` uses it to cover every command it serves
- * (REQ-C-032: danger_level and required_scopes of a server cover every request it can answer).
+ * (REQ-C-032: danger_level and required_scopes of a server cover every request it can answer). It changes
+ * what the manifest says of the command, not the exit codes it declares: a run takes those from the entry
+ * as registered, without refining it.
  */
 export type EntryRefiner = (entry: CommandEntry, registry: CommandRegistry) => CommandEntry;
 
@@ -72,18 +108,39 @@ export class CommandRegistry {
    * at every start, and running the checks on them would cost each start ~0.5 ms to learn what the tests
    * prove once (tests/command/builtins.test.ts holds every built-in to the rules). A path or alias that is
    * taken is still refused.
+   *
+   * Given as a function (without aliases), the definition is built on first use. `served: false` says that
+   * the definition is never an MCP tool (`mcp: false`, or a protocol server): {@linkcode servableEntries}
+   * leaves it out without building it.
    */
   registerBuiltin<const F extends Record<string, FlagSpec>, const P extends readonly PositionalSpec[]>(
     path: string,
-    definition: CommandDefinition<F, P> | ProtocolCommandDefinition<F, P>,
+    definition:
+      | CommandDefinition<F, P>
+      | ProtocolCommandDefinition<F, P>
+      | (() => CommandDefinition<F, P> | ProtocolCommandDefinition<F, P>),
     refiner?: EntryRefiner,
+    served = true,
   ): void {
-    this.#add(path, definition as unknown as AnyCommandDefinition, refiner);
+    if (typeof definition !== "function") {
+      this.#add(path, definition as unknown as AnyCommandDefinition, refiner);
+      return;
+    }
+    this.#reserve(path, [path]);
+    this.#commands.set(path, new LazyBuiltin(path, definition as () => AnyCommandDefinition, served));
+    if (refiner !== undefined) this.#refiners.set(path, refiner);
   }
 
   #add(path: string, definition: AnyCommandDefinition, refiner: EntryRefiner | undefined): void {
-    if (this.#commands.has(path)) throw new RegistrationError(path, "path", "is already registered");
     const names = [path, ...(definition.aliases ?? []).map((alias) => replaceLastWord(path, alias))];
+    this.#reserve(path, names);
+    this.#commands.set(path, { path, definition, entry: manifestEntry(definition) });
+    if (refiner !== undefined) this.#refiners.set(path, refiner);
+  }
+
+  /** Claims a command's path and alias names; throws when one is taken. */
+  #reserve(path: string, names: readonly string[]): void {
+    if (this.#commands.has(path)) throw new RegistrationError(path, "path", "is already registered");
     for (const name of names) {
       const taken = this.#words.get(name);
       if (taken !== undefined) {
@@ -95,8 +152,6 @@ export class CommandRegistry {
       }
     }
     for (const name of names) this.#words.set(name, path);
-    this.#commands.set(path, { path, definition, entry: manifestEntry(definition) });
-    if (refiner !== undefined) this.#refiners.set(path, refiner);
   }
 
   /** The command at a canonical path. */
@@ -124,6 +179,18 @@ export class CommandRegistry {
   entries(): Record<string, CommandEntry> {
     const entries: Record<string, CommandEntry> = {};
     for (const path of this.#commands.keys()) entries[path] = this.entryOf(path)!;
+    return entries;
+  }
+
+  /**
+   * {@linkcode entries} without the built-ins registered with `served: false`: what an MCP server's catalog
+   * chooses its tools from. It would leave those out anyway; this way a server's start never builds them.
+   */
+  servableEntries(): Record<string, CommandEntry> {
+    const entries: Record<string, CommandEntry> = {};
+    for (const [path, command] of this.#commands) {
+      if (command.served !== false) entries[path] = this.entryOf(path)!;
+    }
     return entries;
   }
 

@@ -42,11 +42,10 @@ import {
   resultResponse,
   RpcErrorCode,
 } from "../json_rpc.ts";
-import { DEFAULT_MAX_IN_FLIGHT } from "../in_flight.ts";
 import { CallContext, type Notifier, progressToken } from "./call_context.ts";
 import { type Era, type LegacyEra, routeRequest } from "./era.ts";
 import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
-import { SlotPool } from "../slot_pool.ts";
+import { DEFAULT_MAX_IN_FLIGHT, SlotPool } from "../slot_pool.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import type { JsonToolResult, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
 import { type ToolsPage, toolsPage } from "./tools_page.ts";

@@ -3,18 +3,9 @@
  * live, and the shape of one stdio server entry.
  */
 
-/**
- * The clients, by the name `--client` takes.
- *
- * @example
- * ```ts
- * MCP_CLIENT_NAMES.includes("cursor"); // true
- * ```
- */
-export const MCP_CLIENT_NAMES = ["claude-desktop", "claude-code", "vscode", "cursor"] as const;
+import type { McpClientName } from "./client_names.ts";
 
-/** A client `--client` names. */
-export type McpClientName = (typeof MCP_CLIENT_NAMES)[number];
+export { MCP_CLIENT_NAMES, type McpClientName } from "./client_names.ts";
 
 /** Which configuration of a client: the person's own, or the one checked in with a project. */
 export type ConfigScope = "user" | "project";
