@@ -46,9 +46,9 @@ export class SerialWriter {
   /** Queues one whole message; resolves once it has been handed to the sink (or the sink failed). */
   write(message: StdioData): Promise<void> {
     if (this.#error !== undefined) return Promise.resolve();
-    // Idle: the message goes straight to the sink, and its promise is the sink's — the one-at-a-time case
-    // (every answer of a sequential client) costs one sink write and nothing else.
-    if (this.#writing === undefined) return this.#start([message]);
+    // Idle: the message goes straight to the sink — the one-at-a-time case (every answer of a sequential
+    // client) costs one sink write and one promise reaction, with no array and no batching around it.
+    if (this.#writing === undefined) return this.#start(this.#hand(message));
     this.#queue.push(message);
     return (this.#queued ??= deferred()).promise;
   }
@@ -70,12 +70,23 @@ export class SerialWriter {
     return this.#error !== undefined;
   }
 
-  #start(messages: StdioData[]): Promise<void> {
-    const writing = this.#writeAll(messages);
+  /**
+   * The write in flight: one reaction settles it, failed or not, and starts what was queued meanwhile —
+   * before whoever awaits the returned promise hears of it, so the next batch goes first. It never rejects.
+   */
+  #start(written: Promise<void>): Promise<void> {
+    const writing = written.then(this.#next, this.#fail);
     this.#writing = writing;
-    // Registered before the caller can chain on `writing`, so the next batch starts first.
-    void writing.then(this.#next);
     return writing;
+  }
+
+  /** One message to the sink; a sink that throws is a failed write. */
+  #hand(message: StdioData): Promise<void> {
+    try {
+      return this.#sink.write(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** The write in flight is done: the messages queued meanwhile go out together. */
@@ -87,32 +98,30 @@ export class SerialWriter {
     this.#queue = [];
     this.#queued = undefined;
     if (this.#error !== undefined) return queued.resolve();
-    void this.#start(messages).then(queued.resolve);
+    const written = messages.length === 1
+      ? this.#hand(messages[0]!)
+      : this.#writeBatches(batches(messages, this.#maxBatch));
+    void this.#start(written).then(queued.resolve);
   };
-
-  /** Writes the messages in batches, one after another; resolves when done or failed, never rejects. */
-  #writeAll(messages: StdioData[]): Promise<void> {
-    let written: Promise<void>;
-    try {
-      written = messages.length === 1
-        ? this.#sink.write(messages[0]!)
-        : this.#writeBatches(batches(messages, this.#maxBatch));
-    } catch (error) {
-      written = Promise.reject(error);
-    }
-    return written.catch(this.#fail);
-  }
 
   /** One batch at a time: a batch is joined only when the one before it is written. */
   #writeBatches(pending: Iterator<StdioData>): Promise<void> {
-    const next = pending.next();
+    let next: IteratorResult<StdioData>;
+    try {
+      // Joining a batch can fail too (a string longer than the runtime allows): a failed write, not a throw.
+      next = pending.next();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (next.done === true) return Promise.resolve();
-    return this.#sink.write(next.value).then(() => this.#writeBatches(pending));
+    return this.#hand(next.value).then(() => this.#writeBatches(pending));
   }
 
+  /** The first failure breaks the writer for good; what was queued meanwhile is settled by `#next`. */
   readonly #fail = (error: unknown): void => {
     this.#error = error ?? new Error("write failed");
     this.#failed.resolve(this.#error);
+    this.#next();
   };
 }
 

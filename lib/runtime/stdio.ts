@@ -167,16 +167,27 @@ export function nodeStreamReader(
   let ended = false;
   let failure: { error: unknown } | undefined;
   let attached = false;
-  let waiter: { resolve(chunk: Uint8Array | null): void; reject(error: unknown): void } | undefined;
-  /** The signal of the pending read. */
-  let waiterSignal: AbortSignal | undefined;
+  // The pending read's settlers, stored by one executor made per reader: no closure and no object per read.
+  let resolveRead: ((chunk: Uint8Array | null) => void) | undefined;
+  let rejectRead: ((error: unknown) => void) | undefined;
+  const wait = (resolve: (chunk: Uint8Array | null) => void, reject: (error: unknown) => void) => {
+    resolveRead = resolve;
+    rejectRead = reject;
+  };
+  /** The signal of the pending read, and of the reads before it while they pass the same one. */
+  let watched: AbortSignal | undefined;
+  let watchedAborted = false;
+  // Only this reader pauses the stream, so it resumes it only after pausing: `resume()` on a flowing stream
+  // is two calls into Node's stream code per read for nothing.
+  let paused = false;
   // A session passes the same signal to every read: it is listened to once, not per read — adding and
-  // removing an EventTarget listener costs more than the rest of a small read together.
+  // removing an EventTarget listener costs more than the rest of a small read together — and whether it
+  // fired is known from that listener, not asked of the signal per read.
   const listened = new WeakSet<AbortSignal>();
-  const take = () => {
-    const current = waiter;
-    waiter = undefined;
-    return current;
+  const settle = (chunk: Uint8Array | null) => {
+    const resolve = resolveRead;
+    resolveRead = rejectRead = undefined;
+    resolve?.(chunk);
   };
   const attach = () => {
     attached = true;
@@ -184,46 +195,57 @@ export function nodeStreamReader(
       // A plain Uint8Array view of the Buffer: the framers' `indexOf` and `subarray` are then the engine's
       // own, not Buffer's JavaScript overrides (argument checks, a species constructor per subarray).
       const chunk = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      const current = take();
-      if (current !== undefined) return current.resolve(chunk);
+      if (resolveRead !== undefined) return settle(chunk);
       queue.push(chunk);
+      paused = true;
       stream.pause();
     });
     stream.once("end", () => {
       ended = true;
-      take()?.resolve(null);
+      settle(null);
     });
     stream.once("close", () => {
       ended = true;
-      take()?.resolve(null);
+      settle(null);
     });
     stream.once("error", (error) => {
       failure = { error };
-      take()?.reject(error);
+      const reject = rejectRead;
+      resolveRead = rejectRead = undefined;
+      reject?.(error);
     });
+    // A stream paused before the first read flows from now on, like one nobody had touched.
+    stream.resume();
   };
   const listen = (signal: AbortSignal) => {
     listened.add(signal);
     signal.addEventListener("abort", () => {
+      if (watched === signal) watchedAborted = true;
       // Only the read made with this signal ends; reading is over then. Writing may go on (a socket still
       // answers what it read), so only pause.
-      if (waiter === undefined || waiterSignal !== signal) return;
+      if (resolveRead === undefined || watched !== signal) return;
       ended = true;
+      paused = true;
       stream.pause();
-      take()!.resolve(null);
+      settle(null);
     }, { once: true });
   };
   return (signal) => {
     if (queue.length > 0) return Promise.resolve(queue.shift()!);
     if (failure !== undefined) return Promise.reject(failure.error);
-    if (ended || signal?.aborted) return Promise.resolve(null);
+    if (signal !== watched) {
+      watched = signal;
+      watchedAborted = signal?.aborted === true;
+      if (signal !== undefined && !watchedAborted && !listened.has(signal)) listen(signal);
+    }
+    if (ended || watchedAborted) return Promise.resolve(null);
+    const read = new Promise<Uint8Array | null>(wait);
     if (!attached) attach();
-    if (signal !== undefined && !listened.has(signal)) listen(signal);
-    return new Promise<Uint8Array | null>((resolve, reject) => {
-      waiter = { resolve, reject };
-      waiterSignal = signal;
+    else if (paused) {
+      paused = false;
       stream.resume();
-    });
+    }
+    return read;
   };
 }
 

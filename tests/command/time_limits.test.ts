@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTool } from "../../mod.ts";
 import { onlyEnvelope, programArgv, run } from "../helpers/run.ts";
+import { modern, WireSession } from "../helpers/mcp_wire.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 
@@ -61,5 +62,22 @@ describe("createTool: timeoutSeconds", () => {
       createTool({ name: "t", version: "1.0.0", description: "d", timeoutSeconds: 0 }).timeoutSeconds,
       0,
     );
+  });
+});
+
+describe("limits over MCP", () => {
+  it("each call runs under its own command's limit, however the calls alternate", async () => {
+    const s = new WireSession([...programArgv("tests/fixtures/limits.ts"), "mcp", "serve"]);
+    const seen: Array<[string, number]> = [];
+    let id = 0;
+    for (const name of ["own", "inherited", "own", "inherited", "own"]) {
+      const reply = await s.request(modern(++id, "tools/call", { name, arguments: {} }));
+      assert.equal(reply.result.isError, false, JSON.stringify(reply));
+      seen.push([name, reply.result.structuredContent.meta.timeout_ms]);
+    }
+    const expected = [["own", 1500], ["inherited", 7000], ["own", 1500], ["inherited", 7000], ["own", 1500]];
+    assert.deepEqual(seen, expected);
+    const result = await s.close();
+    assert.equal(result.code, 0, result.stderr);
   });
 });

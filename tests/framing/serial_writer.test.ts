@@ -100,6 +100,30 @@ describe("SerialWriter", () => {
     await out.write(encoder.encode("b\n"));
     await out.flush();
   });
+
+  it("a sink that throws while a batch queued behind a write is handed over fails the writer; no write hangs", async () => {
+    const calls: string[] = [];
+    let release!: () => void;
+    const sink = {
+      write(data: string | Uint8Array): Promise<void> {
+        const text = typeof data === "string" ? data : decoder.decode(data);
+        calls.push(text);
+        if (calls.length === 1) return new Promise<void>((resolve) => (release = resolve));
+        throw new Error(`cannot write ${JSON.stringify(text)}`);
+      },
+    };
+    const out = new SerialWriter(sink);
+    const first = out.write("a\n");
+    const queued = [out.write("b\n"), out.write("c\n")];
+    release();
+    await Promise.all([first, ...queued]);
+    assert.deepEqual(calls, ["a\n", "b\nc\n"]);
+    assert.match(String(await out.failed), /cannot write "b\\nc\\n"/);
+    assert.equal(out.broken, true);
+    await out.write("d\n");
+    await out.flush();
+    assert.equal(calls.length, 2, "nothing is handed to a failed sink");
+  });
 });
 
 describe("SerialWriter.flush", () => {

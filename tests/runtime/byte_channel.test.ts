@@ -194,4 +194,41 @@ describe("reading with a signal", () => {
     assert.equal(decoder.decode((await pending)!), "b");
     input.destroy();
   });
+
+  it("nodeStreamReader: a stream paused before the first read is read, and chunks nobody waited for are kept in order", async () => {
+    const input = new PassThrough();
+    input.pause();
+    const read = nodeStreamReader(input);
+    const first = read();
+    input.write("a");
+    assert.equal(decoder.decode((await first)!), "a");
+    // Nobody reads now: the next chunk is queued (and the stream paused); the one after it waits in the
+    // stream until a read resumes it.
+    input.write("b");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    input.write("c");
+    assert.equal(decoder.decode((await read())!), "b");
+    assert.equal(decoder.decode((await read())!), "c");
+    const last = read();
+    input.end("d");
+    assert.equal(decoder.decode((await last)!), "d");
+    assert.equal(await read(), null);
+  });
+
+  it("nodeStreamReader: a signal that fired while no read was pending ends the next read made with it", async () => {
+    const input = new PassThrough();
+    const read = nodeStreamReader(input);
+    const controller = new AbortController();
+    const next = read(controller.signal);
+    input.write("a");
+    assert.equal(decoder.decode((await next)!), "a");
+    controller.abort();
+    assert.equal(await read(controller.signal), null);
+    const other = new AbortController();
+    const pending = read(other.signal);
+    input.write("b");
+    assert.equal(decoder.decode((await pending)!), "b", "a read with another signal still reads");
+    assert.equal(await read(controller.signal), null, "and the fired one still ends its reads");
+    input.destroy();
+  });
 });

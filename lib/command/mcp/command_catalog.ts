@@ -16,6 +16,11 @@ export interface ServedTool {
   idempotencyLifetimeSeconds?: number;
 }
 
+interface PreparedCommand {
+  definition: CommandDefinition;
+  timeoutMs: number;
+}
+
 /**
  * The tool's own commands as MCP tools, run in-process through the same executor as the CLI (one path for
  * every invocation, docs/contract.md#phases): the handler, its time limit, idempotency replay, and the
@@ -39,20 +44,29 @@ export function commandCatalog(
 ): ManifestCatalog {
   const store = () =>
     new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
-  return new ManifestCatalog(manifest.commands, filter, (call) => {
-    const definition = tool.registry.get(call.path)?.definition as CommandDefinition | undefined;
+  // What a call needs of its command besides its arguments — the definition and its time limit — is looked up
+  // on the command's first call and kept: per call it was a registry lookup and a rounding of the limit.
+  const prepared = new Map<string, PreparedCommand>();
+  const prepare = (path: string): PreparedCommand => {
+    const definition = tool.registry.get(path)?.definition as CommandDefinition | undefined;
     // The manifest was built from this registry: a served path without a definition is a framework bug.
-    if (definition === undefined) throw new Error(`mcp: no command registered at ${call.path}`);
+    if (definition === undefined) throw new Error(`mcp: no command registered at ${path}`);
+    const command = { definition, timeoutMs: limitMs(definition.timeout_seconds ?? tool.timeoutSeconds) };
+    prepared.set(path, command);
+    return command;
+  };
+  return new ManifestCatalog(manifest.commands, filter, (call) => {
+    const command = prepared.get(call.path) ?? prepare(call.path);
     return executeCommand({
       path: call.path,
-      definition,
+      definition: command.definition,
       exitCodes: call.entry.exit_codes,
       input: { flags: call.flags, args: call.args },
       idempotencyKey: call.idempotencyKey,
       store: call.idempotencyKey === undefined ? undefined : store(),
       dryRun: call.dryRun,
       confirmed: call.confirmed,
-      timeoutMs: limitMs(definition.timeout_seconds ?? tool.timeoutSeconds),
+      timeoutMs: command.timeoutMs,
       signal: call.context.cancellation,
       env: getEnv,
       log: (message) => call.context.log("info", message),

@@ -77,7 +77,7 @@ function modern(params: Record<string, unknown> | undefined, pins: boolean): Rou
   const checked = validateRequestMeta(params);
   return "error" in checked
     ? { kind: "error", error: checked.error }
-    : { kind: "modern", meta: checked.meta, pins };
+    : { kind: "modern", meta: checked, pins };
 }
 
 function requestedVersion(params: Record<string, unknown> | undefined): string {

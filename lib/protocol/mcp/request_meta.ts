@@ -2,12 +2,12 @@ import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 import { isRecord } from "../../json.ts";
 
-const KEY = {
-  version: "io.modelcontextprotocol/protocolVersion",
-  capabilities: "io.modelcontextprotocol/clientCapabilities",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-} as const;
+// The keys as constants of their own, not properties of one object: every modern request reads them, and a
+// property of an object is a property load per use before the optimising tier.
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
+const LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel";
 
 /** MCP logging levels, least to most severe (RFC 5424 names). */
 export const LOG_LEVELS = [
@@ -43,7 +43,7 @@ export interface RequestMeta {
  */
 export function claimsVersion(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta;
-  return typeof meta === "object" && meta !== null && Object.hasOwn(meta, KEY.version);
+  return typeof meta === "object" && meta !== null && Object.hasOwn(meta, VERSION_KEY);
 }
 
 /**
@@ -64,23 +64,23 @@ export function claimsVersion(params: Record<string, unknown> | undefined): bool
  */
 export function validateRequestMeta(
   params: Record<string, unknown> | undefined,
-): { meta: RequestMeta } | { error: RpcError } {
+): RequestMeta | { error: RpcError } {
   const meta = params?._meta;
   if (!isRecord(meta)) return envelopeError("_meta", "missing");
   const fields = meta;
-  const version = fields[KEY.version];
-  if (!Object.hasOwn(fields, KEY.version)) return envelopeError(KEY.version, "missing");
-  if (typeof version !== "string") return envelopeError(KEY.version, "not a string");
-  const capabilities = fields[KEY.capabilities];
-  if (!Object.hasOwn(fields, KEY.capabilities)) return envelopeError(KEY.capabilities, "missing");
-  if (!isRecord(capabilities)) return envelopeError(KEY.capabilities, "not an object");
-  const clientInfo = fields[KEY.clientInfo];
+  const version = fields[VERSION_KEY];
+  if (!Object.hasOwn(fields, VERSION_KEY)) return envelopeError(VERSION_KEY, "missing");
+  if (typeof version !== "string") return envelopeError(VERSION_KEY, "not a string");
+  const capabilities = fields[CAPABILITIES_KEY];
+  if (!Object.hasOwn(fields, CAPABILITIES_KEY)) return envelopeError(CAPABILITIES_KEY, "missing");
+  if (!isRecord(capabilities)) return envelopeError(CAPABILITIES_KEY, "not an object");
+  const clientInfo = fields[CLIENT_INFO_KEY];
   if (clientInfo !== undefined && !isRecord(clientInfo)) {
-    return envelopeError(KEY.clientInfo, "not an object");
+    return envelopeError(CLIENT_INFO_KEY, "not an object");
   }
-  const logLevel = fields[KEY.logLevel];
+  const logLevel = fields[LOG_LEVEL_KEY];
   if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
-    return envelopeError(KEY.logLevel, `not one of ${LOG_LEVELS.join(", ")}`);
+    return envelopeError(LOG_LEVEL_KEY, `not one of ${LOG_LEVELS.join(", ")}`);
   }
   const token = fields.progressToken;
   if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
@@ -92,7 +92,8 @@ export function validateRequestMeta(
   const checked: RequestMeta = { protocolVersion: version, clientCapabilities: capabilities };
   if (clientInfo !== undefined) checked.clientInfo = clientInfo;
   if (logLevel !== undefined) checked.logLevel = logLevel as LogLevel;
-  return { meta: checked };
+  // The metadata itself, not wrapped in one more object per request: a RequestMeta has no `error`.
+  return checked;
 }
 
 /**
