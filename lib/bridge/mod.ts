@@ -35,7 +35,7 @@ export {
   type ToolDrift,
 } from "../command/mcp/tool_diff.ts";
 export { MCP_SERVE_FLAGS, mcpServeLimits } from "../command/builtins/mcp_serve_command.ts";
-export { DEFAULT_MAX_IN_FLIGHT } from "../protocol/in_flight.ts";
+export { DEFAULT_MAX_IN_FLIGHT } from "../protocol/slot_pool.ts";
 
 // The contract, checked from outside (`toolwire check`).
 export { readEnvelope, validateEnvelope } from "../command/contract/envelope_validation.ts";

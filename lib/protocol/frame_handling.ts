@@ -8,7 +8,8 @@
  */
 import type { ContentLengthFrame, ContentLengthFramerOptions } from "../framing/content_length_framer.ts";
 import { ContentLengthSession } from "./content_length_session.ts";
-import { DEFAULT_MAX_IN_FLIGHT, InFlight } from "./in_flight.ts";
+import { InFlight } from "./in_flight.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "./slot_pool.ts";
 import type { ProtocolFailure, ProtocolIO } from "./protocol_loop.ts";
 import { framingFailure } from "./session_end.ts";
 

@@ -1,6 +1,4 @@
-import { DEFAULT_MAX_IN_FLIGHT, SlotPool } from "./slot_pool.ts";
-
-export { DEFAULT_MAX_IN_FLIGHT };
+import { SlotPool } from "./slot_pool.ts";
 
 /**
  * The requests a protocol server is answering at once. Each gets an AbortController, so a cancellation or the
