@@ -10,6 +10,7 @@ import {
   clearLongTimeout,
   KILL_GRACE_MS,
   setLongTimeout,
+  settlesWithin,
   spawnChild,
   textTail,
 } from "../../lib/bridge/mod.ts";
@@ -21,6 +22,11 @@ const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 /** How much of the start of stdout is kept as it came, to show in evidence what a server wrote first. */
 const HEAD_BYTES = 160;
+/**
+ * How long stderr may stay open once the server has exited: what it wrote last (its envelope) can still be
+ * in the pipe when the exit is reported, or be written by a process it left behind, which holds the pipe.
+ */
+const STDERR_AFTER_EXIT_MS = 2_000;
 
 /**
  * How a server's stdout is split into messages: newline-delimited lines, or Content-Length frames.
@@ -57,8 +63,10 @@ export class ServerSession {
       this.#stdoutEnded = true;
       this.#notify();
     });
-    void this.#readStderr();
-    void this.#child.exited.then((exit) => {
+    const stderrRead = this.#readStderr();
+    // The checks read stderr once the exit is known, so it is known once stderr has been read to its end.
+    void this.#child.exited.then(async (exit) => {
+      await settlesWithin(stderrRead, STDERR_AFTER_EXIT_MS);
       this.#exit = exit;
       this.#notify();
     });

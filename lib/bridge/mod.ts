@@ -14,6 +14,7 @@ export {
   KILL_GRACE_MS,
   lastLine,
   runChild,
+  settlesWithin,
   STDOUT_BYTES,
   textTail,
 } from "../command/run/child_run.ts";

@@ -161,6 +161,17 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
   }
 });
 
+describe("toolwire check reads a server's stderr to its end", () => {
+  it("an envelope that reaches stderr after the exit is seen: ac10 passes", async () => {
+    // On SIGTERM pywire exits at once, and a child it forked writes the envelope 300 ms later.
+    const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT], {
+      WIRE_QUIRK: "late-envelope",
+    });
+    assert.equal(code, 0, JSON.stringify(envelope.error));
+    assert.equal(result(envelope, "ac10-sigterm").status, "pass", result(envelope, "ac10-sigterm").evidence);
+  });
+});
+
 describe("toolwire check --prepare-failure", { concurrency: true }, () => {
   it("without it ac05 is skipped, naming the option", async () => {
     const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT]);

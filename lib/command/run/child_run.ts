@@ -134,8 +134,16 @@ export async function runChild(argv: readonly string[], options: ChildRunOptions
   }
 }
 
-/** Whether `promise` settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Whether `promise` settles within `ms`.
+ *
+ * @example
+ * ```ts
+ * declare const drained: Promise<void>;
+ * if (!(await settlesWithin(drained, PIPE_GRACE_MS))) console.error("something still holds the pipes");
+ * ```
+ */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
