@@ -1,5 +1,5 @@
 import type * as NodeChildProcess from "node:child_process";
-import { process } from "./node_process.ts";
+import { nodeProcess } from "./node_process.ts";
 import type { Readable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
 
@@ -51,8 +51,6 @@ export interface ChildProcess {
   groupAlive(): boolean;
 }
 
-const WINDOWS = process.platform === "win32";
-
 const SIGNUMS: Record<string, number> = {
   ...SIGNAL_NUMBERS,
   SIGKILL: 9,
@@ -66,7 +64,7 @@ const SIGNUMS: Record<string, number> = {
  * every process's startup a few milliseconds (MCP clients in auto mode start a server twice per connect).
  */
 function childProcessModule(): typeof NodeChildProcess {
-  return process.getBuiltinModule("node:child_process") as typeof NodeChildProcess;
+  return nodeProcess().getBuiltinModule("node:child_process") as typeof NodeChildProcess;
 }
 
 /**
@@ -74,7 +72,7 @@ function childProcessModule(): typeof NodeChildProcess {
  * whose getters load parts of the stream library no start needs (~0.5 ms).
  */
 function streamModule(): typeof import("node:stream") {
-  return process.getBuiltinModule("node:stream");
+  return nodeProcess().getBuiltinModule("node:stream");
 }
 
 /** A spawned child as {@linkcode killAllChildren} sees it: its group, and whether the child itself is gone. */
@@ -102,11 +100,13 @@ export function spawnChild(
   args: readonly string[],
   options: SpawnOptions = {},
 ): ChildProcess {
+  const process = nodeProcess();
+  const windows = process.platform === "win32";
   const node = childProcessModule().spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
-    detached: !WINDOWS,
+    detached: !windows,
   });
   const exited = new Promise<ChildExit>((resolve) => {
     node.once("error", (error: Error & { code?: string }) => {
@@ -148,17 +148,17 @@ export function spawnChild(
     stderr: endOnError(node.stderr!),
     exited,
     kill(signal = "SIGTERM") {
-      if (!WINDOWS) return signalGroup(signal);
+      if (!windows) return signalGroup(signal);
       return !groupEmpty && node.exitCode === null && node.signalCode === null && node.kill(signal);
     },
-    groupAlive: () => (WINDOWS ? !groupEmpty : signalGroup(0)),
+    groupAlive: () => (windows ? !groupEmpty : signalGroup(0)),
   };
   const tracked: TrackedGroup = { child, exited: false };
   if (!groupEmpty) liveGroups.add(tracked);
   void exited.then(() => {
     tracked.exited = true;
     // Windows has no process groups: the child was all there was.
-    if (WINDOWS) forget();
+    if (windows) forget();
     else child.groupAlive();
   });
   return child;

@@ -5,10 +5,9 @@
  * @module
  */
 import type * as NodeFs from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { process } from "./node_process.ts";
+import { nodePath, nodeProcess } from "./node_process.ts";
 
-const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
+const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
 
 /** `fs.constants.COPYFILE_EXCL`: the copy fails when the destination exists. */
 const COPYFILE_EXCL = 1;
@@ -22,7 +21,7 @@ const COPYFILE_EXCL = 1;
  * ```
  */
 export function absolutePath(path: string): string {
-  return resolve(path);
+  return nodePath().resolve(path);
 }
 
 /**
@@ -34,7 +33,7 @@ export function absolutePath(path: string): string {
  * ```
  */
 export function parentDir(path: string): string {
-  return dirname(path);
+  return nodePath().dirname(path);
 }
 
 /**
@@ -50,7 +49,7 @@ export async function realFilePath(path: string): Promise<string> {
   try {
     return await fs().realpath(path);
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return resolve(path);
+    if ((error as { code?: string }).code === "ENOENT") return nodePath().resolve(path);
     throw error;
   }
 }

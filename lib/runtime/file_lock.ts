@@ -1,14 +1,13 @@
 import { missingPermission } from "./permission.ts";
 import type * as NodeFs from "node:fs/promises";
 import type * as NodeOs from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
-import { process } from "./node_process.ts";
+import { nodePath, nodeProcess } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
 import { FileLockTimeoutError } from "./file_lock_api.ts";
 
 // Loaded on first use, like the rest of the adapter: a tool that never takes a lock never loads them.
-const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
-const os = () => process.getBuiltinModule("node:os") as typeof NodeOs;
+const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
+const os = () => nodeProcess().getBuiltinModule("node:os") as typeof NodeOs;
 
 /** How long a holder may go without refreshing its lock before others treat it as stale. */
 const DEFAULT_STALE_MS = 30_000;
@@ -103,7 +102,7 @@ export async function holdFileLock<T>(
   const deadline = options.timeoutMs === undefined
     ? Infinity
     : monotonicMs() + Math.max(0, options.timeoutMs);
-  const gate = resolve(path);
+  const gate = nodePath().resolve(path);
   await enterGate(gate, path, deadline, options);
   try {
     const held = await acquire(path, staleMs, deadline, options);
@@ -209,7 +208,7 @@ async function acquire(
  */
 async function create(path: string, token: string): Promise<boolean> {
   const text = JSON.stringify({
-    pid: process.pid,
+    pid: nodeProcess().pid,
     host: hostName(),
     token,
     acquired_at: new Date().toISOString(),
@@ -289,6 +288,7 @@ async function breakStale(path: string, staleMs: number, depth: number): Promise
  * file may go too: its link then fails with ENOENT and it simply tries again.
  */
 async function removeLeftovers(path: string): Promise<void> {
+  const { basename, dirname, join } = nodePath();
   const prefix = `${basename(path)}.`;
   const directory = dirname(path);
   for (const name of await fs().readdir(directory)) {
@@ -359,7 +359,7 @@ function parseOwner(text: string | undefined): LockOwner | undefined {
 /** Whether a process with this id exists on this host. Signal 0 checks without sending; EPERM means it exists. */
 function isProcessAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
+    nodeProcess().kill(pid, 0);
     return true;
   } catch (error) {
     return errorCode(error) !== "ESRCH";

@@ -1,12 +1,11 @@
 import type * as NodeFs from "node:fs/promises";
 import type * as NodeOs from "node:os";
-import { dirname, join } from "node:path";
-import { process } from "./node_process.ts";
+import { nodePath, nodeProcess } from "./node_process.ts";
 
 // Loaded on first use: `node:fs/promises` pulls in a dozen internal modules (readline among them), and a
 // tool that answers `--help` or serves MCP without touching its state directory never needs them.
-const fs = () => process.getBuiltinModule("node:fs/promises") as typeof NodeFs;
-const os = () => process.getBuiltinModule("node:os") as typeof NodeOs;
+const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
+const os = () => nodeProcess().getBuiltinModule("node:os") as typeof NodeOs;
 
 /**
  * Reads a UTF-8 text file; `undefined` when it does not exist.
@@ -82,7 +81,7 @@ export async function isDirectory(path: string): Promise<boolean> {
  * ```
  */
 export function joinPath(...segments: string[]): string {
-  return join(...segments);
+  return nodePath().join(...segments);
 }
 
 /**
@@ -148,7 +147,7 @@ export async function probeCreate(path: string): Promise<void> {
  * ```
  */
 export function parentDir(path: string): string {
-  return dirname(path);
+  return nodePath().dirname(path);
 }
 
 /**
@@ -229,7 +228,7 @@ export async function fileStamp(path: string): Promise<string | undefined> {
  * ```
  */
 export async function findProgram(name: string, path: string, cwd: string): Promise<string | undefined> {
-  const { isAbsolute, join, delimiter } = process.getBuiltinModule("node:path") as typeof import("node:path");
+  const { isAbsolute, join, delimiter } = nodePath();
   if (name.includes("/")) return isAbsolute(name) ? name : join(cwd, name);
   for (const dir of path.split(delimiter)) {
     if (dir === "") continue;

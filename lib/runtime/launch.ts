@@ -1,6 +1,5 @@
-import { resolve } from "node:path";
-import { process } from "./node_process.ts";
-import { fileURLToPath } from "node:url";
+import type * as NodeUrl from "node:url";
+import { nodePath, nodeProcess } from "./node_process.ts";
 import { deno, type DenoApi } from "./deno_api.ts";
 
 /** The parts of the `Deno` namespace that say how this process was started. */
@@ -36,15 +35,17 @@ const DENO_PERMISSIONS = ["read", "write", "net", "env", "run", "sys", "ffi", "i
  */
 export function selfLaunch(): SelfLaunch | undefined {
   if (deno) return denoLaunch(deno as DenoApi & DenoLaunchApi);
+  const process = nodeProcess();
   const sea = process.getBuiltinModule("node:sea") as { isSea?(): boolean } | undefined;
   if (sea?.isSea?.() === true) return { command: process.execPath, args: [] };
   const main = process.argv[1];
   if (main === undefined || main === "") return undefined;
-  return { command: process.execPath, args: [...process.execArgv, resolve(main)] };
+  return { command: process.execPath, args: [...process.execArgv, nodePath().resolve(main)] };
 }
 
 function denoLaunch(api: DenoApi & DenoLaunchApi): SelfLaunch {
   if (api.build.standalone === true) return { command: api.execPath(), args: [] };
+  const { fileURLToPath } = nodeProcess().getBuiltinModule("node:url") as typeof NodeUrl;
   const main = api.mainModule.startsWith("file:") ? fileURLToPath(api.mainModule) : api.mainModule;
   const granted: string[] = [];
   const missing: string[] = [];
@@ -76,6 +77,6 @@ function denoLaunch(api: DenoApi & DenoLaunchApi): SelfLaunch {
  * ```
  */
 export function platformName(): string {
-  if (!deno) return process.platform;
+  if (!deno) return nodeProcess().platform;
   return deno.build.os === "windows" ? "win32" : deno.build.os;
 }

@@ -1,19 +1,40 @@
 /**
- * Node's `process`, read from the global instead of imported. Importing `node:process` as an ES module makes
- * Node build a module facade that reads every property of `process` once — creating stdin, stdout and stderr
- * and computing `allowedNodeEnvironmentFlags` — about a millisecond of every start, before the tool has done
- * anything. Deno 2 has the same global.
+ * Node's `process`, and the Node built-ins the runtime adapter loads on first use.
+ *
+ * Read from the global at each use, never imported or read at import time: importing `node:process` as an
+ * ES module makes Node build a module facade that reads every property of `process` once — creating stdin,
+ * stdout and stderr — about a millisecond of every start. Deno 2 has the same global, but the first read of
+ * it loads Deno's Node compatibility layer (~5 ms), and so does a static `node:path` or `node:url` import;
+ * the adapter's Deno paths use the `Deno` namespace and reach these only for what Deno has no API of its
+ * own for (files through `node:fs`, child processes, sockets).
  * @module
  */
+import type * as NodePath from "node:path";
 
 /**
- * The running process (Node's `process`, or Deno's Node-compatible one).
+ * The running process (Node's `process`, or Deno's Node-compatible one, made on this first call).
  *
  * @example
  * ```ts
- * import { process } from "./node_process.ts";
+ * import { nodeProcess } from "./node_process.ts";
  *
- * process.exitCode = 0;
+ * nodeProcess().exitCode = 0;
  * ```
  */
-export const process: NodeJS.Process = globalThis.process;
+export function nodeProcess(): NodeJS.Process {
+  return globalThis.process;
+}
+
+/**
+ * `node:path`, loaded on first use.
+ *
+ * @example
+ * ```ts
+ * import { nodePath } from "./node_process.ts";
+ *
+ * const file = nodePath().join("/tmp", "notes.json");
+ * ```
+ */
+export function nodePath(): typeof NodePath {
+  return nodeProcess().getBuiltinModule("node:path");
+}

@@ -1,4 +1,4 @@
-import { process } from "./node_process.ts";
+import { nodeProcess } from "./node_process.ts";
 import { deno } from "./deno_api.ts";
 import { missingPermission } from "./permission.ts";
 
@@ -14,9 +14,11 @@ import { missingPermission } from "./permission.ts";
  * const elapsed = monotonicMs() - startedAt;
  * ```
  */
-export const monotonicMs: () => number = deno
-  ? () => performance.now()
-  : () => Number(process.hrtime.bigint()) / 1e6;
+export const monotonicMs: () => number = deno ? () => performance.now() : nodeClock(nodeProcess().hrtime);
+
+function nodeClock(hrtime: NodeJS.HRTime): () => number {
+  return () => Number(hrtime.bigint()) / 1e6;
+}
 
 /**
  * The command-line arguments after the program name.
@@ -27,7 +29,7 @@ export const monotonicMs: () => number = deno
  * ```
  */
 export function commandArgs(): string[] {
-  return deno ? [...deno.args] : process.argv.slice(2);
+  return deno ? [...deno.args] : nodeProcess().argv.slice(2);
 }
 
 /**
@@ -39,7 +41,7 @@ export function commandArgs(): string[] {
  * ```
  */
 export function getEnv(name: string): string | undefined {
-  return deno ? deno.env.get(name) : process.env[name];
+  return deno ? deno.env.get(name) : nodeProcess().env[name];
 }
 
 /**
@@ -76,7 +78,7 @@ export function optionalEnv(name: string): string | undefined {
 export function allEnv(): Record<string, string> {
   if (deno) return deno.env.toObject();
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(nodeProcess().env)) if (value !== undefined) out[key] = value;
   return out;
 }
 
@@ -89,7 +91,7 @@ export function allEnv(): Record<string, string> {
  * ```
  */
 export function envNamesIgnoreCase(): boolean {
-  return deno ? deno.build.os === "windows" : process.platform === "win32";
+  return deno ? deno.build.os === "windows" : nodeProcess().platform === "win32";
 }
 
 /**
@@ -101,7 +103,7 @@ export function envNamesIgnoreCase(): boolean {
  * ```
  */
 export function currentDir(): string {
-  return deno ? deno.cwd() : process.cwd();
+  return deno ? deno.cwd() : nodeProcess().cwd();
 }
 
 /**
@@ -117,7 +119,7 @@ export function currentDir(): string {
  */
 export function exitProcess(code: number): never {
   if (deno) return deno.exit(code);
-  return process.exit(code);
+  return nodeProcess().exit(code);
 }
 
 /** The signals the framework turns into exit 128+N (REQ-F-013, REQ-F-069). */
@@ -145,6 +147,7 @@ export function onSignal(signal: HandledSignal, listener: () => void): () => voi
     denoApi.addSignalListener(signal, listener);
     return () => denoApi.removeSignalListener(signal, listener);
   }
+  const process = nodeProcess();
   process.on(signal, listener);
   return () => {
     process.off(signal, listener);

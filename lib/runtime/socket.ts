@@ -5,7 +5,7 @@
  * @module
  */
 import type * as NodeNet from "node:net";
-import { process } from "./node_process.ts";
+import { nodeProcess } from "./node_process.ts";
 import type { ByteChannel } from "./byte_channel.ts";
 import { nodeStreamReader, nodeWrite } from "./stdio.ts";
 
@@ -34,7 +34,7 @@ export interface SocketListener {
 const CLOSE_GRACE_MS = 1_000;
 
 function netModule(): typeof NodeNet {
-  return process.getBuiltinModule("node:net") as typeof NodeNet;
+  return nodeProcess().getBuiltinModule("node:net") as typeof NodeNet;
 }
 
 /**

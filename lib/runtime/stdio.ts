@@ -1,4 +1,4 @@
-import { process } from "./node_process.ts";
+import { nodeProcess } from "./node_process.ts";
 import type { Writable } from "node:stream";
 import { deno, type DenoApi } from "./deno_api.ts";
 
@@ -20,13 +20,13 @@ const DENO_SCRATCH_BYTES = 64 * 1024;
 // must keep writing to the real fd 1 after handler code has been pointed at stderr.
 const rawWrite: Record<"stdout" | "stderr", StdioWrite> = deno
   ? { stdout: denoWriteAll(deno.stdout), stderr: denoWriteAll(deno.stderr) }
-  : { stdout: nodeWrite(process.stdout), stderr: nodeWrite(process.stderr) };
+  : { stdout: nodeWrite(nodeProcess().stdout), stderr: nodeWrite(nodeProcess().stderr) };
 
 if (!deno) {
   // Without a listener an EPIPE on stdout is an uncaught exception (REQ-F-014). The failed write's callback
   // still reports it to whoever awaits it.
-  process.stdout.on("error", () => {});
-  process.stderr.on("error", () => {});
+  nodeProcess().stdout.on("error", () => {});
+  nodeProcess().stderr.on("error", () => {});
 }
 
 /**
@@ -145,7 +145,7 @@ export const readStdin: (signal?: AbortSignal) => Promise<Uint8Array | null> = d
  */
 function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   let read: ((signal?: AbortSignal) => Promise<Uint8Array | null>) | undefined;
-  return (signal) => (read ??= nodeStreamReader(process.stdin))(signal);
+  return (signal) => (read ??= nodeStreamReader(nodeProcess().stdin))(signal);
 }
 
 /**
@@ -309,7 +309,7 @@ function denoStdinReader(stdin: DenoApi["stdin"]): (signal?: AbortSignal) => Pro
  */
 export function isTerminal(stream: StdStream): boolean {
   if (deno) return deno[stream].isTerminal();
-  return Boolean(process[stream].isTTY);
+  return Boolean(nodeProcess()[stream].isTTY);
 }
 
 const STRAY_CONSOLE_METHODS = ["log", "info", "debug", "dir", "dirxml", "table"] as const;
@@ -341,11 +341,14 @@ export function redirectStrayStdout(): () => void {
   for (const method of STRAY_CONSOLE_METHODS) {
     patch(console, method, ((...args: unknown[]) => console.error(...args)) as Console[typeof method]);
   }
-  const stderrWrite = process.stderr.write.bind(process.stderr);
-  patch(process.stdout, "write", stderrWrite as typeof process.stdout.write);
   if (deno) {
+    // Deno's Node-compatible `process.stdout` writes through `Deno.stdout.writeSync`, so these two cover it
+    // as well, without loading the compatibility layer for a `process` the handlers may never touch.
     patch(deno.stdout, "write", deno.stderr.write.bind(deno.stderr));
     patch(deno.stdout, "writeSync", deno.stderr.writeSync.bind(deno.stderr));
+  } else {
+    const { stdout, stderr } = nodeProcess();
+    patch(stdout, "write", stderr.write.bind(stderr) as typeof stdout.write);
   }
   return () => {
     for (const step of undo.reverse()) step();

@@ -146,7 +146,7 @@ export function runWithDeadline<T>(
       if (done) return;
       done = true;
       clearLongTimeout(timer);
-      clearTimeout(graceTimer);
+      clearLongTimeout(graceTimer);
       outside?.removeEventListener("abort", onAbort);
       resolve(settled);
     };

@@ -9,6 +9,7 @@ import type {
   ProtocolLoop,
 } from "../contract/contract.ts";
 import { HandlerContext, runWithDeadline } from "./deadline.ts";
+import { clearLongTimeout } from "./time_limit.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "../contract/envelope.ts";
 import { cancelledError, timeoutError } from "./executor.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
@@ -121,7 +122,7 @@ async function serve(run: ProtocolRun, loop: ProtocolLoop, log: (message: string
     if (result.end === undefined) return ExitCode.SUCCESS;
     return failAfterServing(run, result.end);
   } finally {
-    clearTimeout(graceTimer);
+    clearLongTimeout(graceTimer);
     run.signal.removeEventListener("abort", onSignal);
   }
 }
