@@ -28,7 +28,16 @@ import { BenchError, killAll } from "./bench/line_client.ts";
 import { measureAll } from "./bench/phases.ts";
 import { CLK_TCK, loadAverage } from "./bench/proc.ts";
 import { coldTable, fmt, ratios, ratioTable, resultsTable, writeResults } from "./bench/report.ts";
-import { DENO, NO_BIG, ONLY, OUT_DIR, QUICK, SERVERS, SETTINGS } from "./bench/settings.ts";
+import {
+  DENO,
+  NO_BIG,
+  ONLY,
+  OUT_DIR,
+  QUICK,
+  SERVERS,
+  SETTINGS,
+  UNSET_FOR_SERVERS,
+} from "./bench/settings.ts";
 
 async function main(): Promise<void> {
   const selected = SERVERS.filter((spec) =>
@@ -52,6 +61,10 @@ async function main(): Promise<void> {
       (NO_BIG ? "" : `, ${SETTINGS.bigCalls} × 1 MiB and ${SETTINGS.bigCalls} × 8 MiB sequential`) +
       `; warm load phases interleaved over ${SETTINGS.rounds} rounds`,
   );
+  const unset = UNSET_FOR_SERVERS.filter((name) => process.env[name] !== undefined);
+  if (unset.length > 0) {
+    console.log(`the servers run without ${unset.join(", ")} (set here; see bench/settings.ts)`);
+  }
   const started = performance.now();
   const loadBefore = loadAverage();
   console.log(`servers: ${selected.map((spec) => spec.key).join(", ")}; load average before: ${loadBefore}`);

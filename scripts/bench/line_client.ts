@@ -8,7 +8,15 @@ import { join } from "node:path";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import type { Readable } from "node:stream";
-import { DENO, DENO_SERVER_DIR, NODE_SERVER_DIR, ROOT, type ServerSpec, SETTINGS } from "./settings.ts";
+import {
+  DENO,
+  DENO_SERVER_DIR,
+  NODE_SERVER_DIR,
+  ROOT,
+  SERVER_ENV,
+  type ServerSpec,
+  SETTINGS,
+} from "./settings.ts";
 
 /** A JSON-RPC message. */
 export type Json = Record<string, unknown>;
@@ -114,10 +122,11 @@ export class ServerProcess {
       // In a process group of its own, so that a failed run can end bash and the server together.
       ? spawn("bash", ["-c", TIMED_SCRIPT, "bench-session", command, ...args], {
         cwd: ROOT,
+        env: SERVER_ENV,
         stdio: ["pipe", "pipe", "pipe", "pipe"],
         detached: true,
       })
-      : spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+      : spawn(command, args, { cwd: ROOT, env: SERVER_ENV, stdio: ["pipe", "pipe", "pipe"] });
     if (this.child.pid === undefined) throw new BenchError(`${spec.key}: spawn failed`);
     this.pid = this.child.pid;
     const pid = this.pid;

@@ -62,6 +62,19 @@ export const DENO = existsSync(join(ROOT, "node_modules", "deno", "deno"))
   ? join(ROOT, "node_modules", "deno", "deno")
   : "deno";
 
+/**
+ * Environment variables the servers run without. With NODE_EXTRA_CA_CERTS set, Node 20 reads and parses the
+ * whole certificate file before it runs any script — ~30 ms for a system bundle, most of a bare Node start —
+ * although none of these servers opens a TLS connection. Left in, it makes every Node start look alike and
+ * hides what the servers' own starts cost; Deno does not read it.
+ */
+export const UNSET_FOR_SERVERS = ["NODE_EXTRA_CA_CERTS"] as const;
+
+/** The servers' environment: this process's, less {@linkcode UNSET_FOR_SERVERS}. */
+export const SERVER_ENV: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !(UNSET_FOR_SERVERS as readonly string[]).includes(name)),
+);
+
 export type Era = "modern" | "legacy";
 export type Kind = "bare" | "toolwire" | "sdk-v2" | "sdk-v1";
 export type Runtime = "node" | "deno";
