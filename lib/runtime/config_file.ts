@@ -4,10 +4,7 @@
  * file's permissions, and serialise writers with a lock directory.
  * @module
  */
-import type * as NodeFs from "node:fs/promises";
-import { nodePath, nodeProcess } from "./node_process.ts";
-
-const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
+import { nodeFs as fs, nodePath } from "./node_process.ts";
 
 /** `fs.constants.COPYFILE_EXCL`: the copy fails when the destination exists. */
 const COPYFILE_EXCL = 1;

@@ -1,13 +1,8 @@
+import type { FileHandle } from "node:fs/promises";
 import { missingPermission } from "./permission.ts";
-import type * as NodeFs from "node:fs/promises";
-import type * as NodeOs from "node:os";
-import { nodePath, nodeProcess } from "./node_process.ts";
+import { nodeFs as fs, nodeOs as os, nodePath, nodeProcess } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
 import { FileLockTimeoutError } from "./file_lock_api.ts";
-
-// Loaded on first use, like the rest of the adapter: a tool that never takes a lock never loads them.
-const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
-const os = () => nodeProcess().getBuiltinModule("node:os") as typeof NodeOs;
 
 /** How long a holder may go without refreshing its lock before others treat it as stale. */
 const DEFAULT_STALE_MS = 30_000;
@@ -313,7 +308,7 @@ async function refresh(path: string): Promise<void> {
 }
 
 async function readLock(path: string): Promise<{ text: string | undefined; mtimeMs: number } | undefined> {
-  let handle: NodeFs.FileHandle;
+  let handle: FileHandle;
   try {
     handle = await fs().open(path, "r");
   } catch (error) {

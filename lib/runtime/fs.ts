@@ -1,11 +1,4 @@
-import type * as NodeFs from "node:fs/promises";
-import type * as NodeOs from "node:os";
-import { nodePath, nodeProcess } from "./node_process.ts";
-
-// Loaded on first use: `node:fs/promises` pulls in a dozen internal modules (readline among them), and a
-// tool that answers `--help` or serves MCP without touching its state directory never needs them.
-const fs = () => nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
-const os = () => nodeProcess().getBuiltinModule("node:os") as typeof NodeOs;
+import { nodeFs as fs, nodeOs as os, nodePath } from "./node_process.ts";
 
 /**
  * Reads a UTF-8 text file; `undefined` when it does not exist.

@@ -9,6 +9,8 @@
  * own for (files through `node:fs`, child processes, sockets).
  * @module
  */
+import type * as NodeFs from "node:fs/promises";
+import type * as NodeOs from "node:os";
 import type * as NodePath from "node:path";
 
 /**
@@ -37,4 +39,33 @@ export function nodeProcess(): NodeJS.Process {
  */
 export function nodePath(): typeof NodePath {
   return nodeProcess().getBuiltinModule("node:path");
+}
+
+/**
+ * `node:fs/promises`, loaded on first use: it pulls in a dozen internal modules (readline among them), which
+ * a tool that answers `--help` or serves MCP without touching its files never needs.
+ *
+ * @example
+ * ```ts
+ * import { nodeFs } from "./node_process.ts";
+ *
+ * const text = await nodeFs().readFile("notes.json", "utf8");
+ * ```
+ */
+export function nodeFs(): typeof NodeFs {
+  return nodeProcess().getBuiltinModule("node:fs/promises") as typeof NodeFs;
+}
+
+/**
+ * `node:os`, loaded on first use.
+ *
+ * @example
+ * ```ts
+ * import { nodeOs } from "./node_process.ts";
+ *
+ * const home = nodeOs().homedir();
+ * ```
+ */
+export function nodeOs(): typeof NodeOs {
+  return nodeProcess().getBuiltinModule("node:os") as typeof NodeOs;
 }
