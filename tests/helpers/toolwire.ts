@@ -8,7 +8,7 @@ import process from "node:process";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
-import { programArgv, ROOT } from "./run.ts";
+import { type Loose, programArgv, ROOT } from "./run.ts";
 
 /** The `toolwire` binary: compiled JS under Node, the TypeScript source under Deno. */
 export const TOOLWIRE = programArgv("cmd/toolwire.ts");
@@ -21,6 +21,22 @@ const PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)
 /** A Python fixture CLI (`pyfix`, or one of its `broken_*` variants), run by python3. */
 export function pyfix(name = "pyfix"): string[] {
   return [PYTHON, "-S", join(ROOT, "tests", "fixtures", "pyfix", `${name}.py`)];
+}
+
+/** The ids of the criteria a `toolwire check` report failed. */
+export function failedIds(report: Loose): string[] {
+  return report.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) =>
+    result.id
+  );
+}
+
+/** Each failed criterion of a `toolwire check` report with its evidence: what an assertion should print. */
+export function failures(report: Loose): string {
+  return JSON.stringify(
+    report.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) =>
+      `${result.id}: ${result.evidence}`
+    ),
+  );
 }
 
 /** An argv as one `--exec` command line. */

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
 import { type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
-import { pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
+import { failedIds, failures, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CHECK_FAILED = 80;
 
@@ -21,12 +21,6 @@ async function check(
 
 function statuses(envelope: Loose): Record<string, string> {
   return Object.fromEntries(envelope.data.criteria.map((result: Loose) => [result.id, result.status]));
-}
-
-function failedIds(envelope: Loose): string[] {
-  return envelope.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) =>
-    result.id
-  );
 }
 
 function evidence(envelope: Loose, id: string): string {
@@ -96,7 +90,7 @@ describe("toolwire check passes on conforming CLIs", () => {
     const dir = tempDir();
     try {
       const { code, envelope } = await check(pyfix());
-      assert.equal(code, 0, JSON.stringify(failedIds(envelope)));
+      assert.equal(code, 0, failures(envelope));
       assert.equal(envelope.data.summary.failed, 0);
       assert.match(evidence(envelope, "ac14-mcp-false-shown"), /approve: left out and marked mcp: false/);
     } finally {
@@ -130,7 +124,7 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
   for (const [fixture, broken, seen] of cases) {
     it(`${fixture}: exit ${CHECK_FAILED}, ${broken.join(" and ")} failed`, async () => {
       const { code, envelope } = await check(pyfix(fixture));
-      assert.equal(code, CHECK_FAILED);
+      assert.equal(code, CHECK_FAILED, failures(envelope));
       assert.equal(envelope.ok, false);
       assert.equal(envelope.error.code, "CHECK_FAILED");
       assert.equal(envelope.meta.exit_code, CHECK_FAILED);
@@ -170,7 +164,7 @@ describe("toolwire check: when there is nothing to check", () => {
 
   it("a program without a manifest fails manifest-envelope and skips the rest with the reason", async () => {
     const { code, envelope } = await check(["python3", "-c", "print('no manifest here')"]);
-    assert.equal(code, CHECK_FAILED);
+    assert.equal(code, CHECK_FAILED, failures(envelope));
     assert.deepEqual(failedIds(envelope), ["manifest-envelope"]);
     assert.match(evidence(envelope, "ac04-invalid-flag"), /printed no manifest/);
   });
@@ -209,7 +203,7 @@ describe("toolwire's own contract", () => {
 
   it("toolwire passes its own check", async () => {
     const { code, envelope } = await check(TOOLWIRE);
-    assert.equal(code, 0, JSON.stringify(failedIds(envelope)));
+    assert.equal(code, 0, failures(envelope));
     assert.match(evidence(envelope, "ac14-mcp-false-shown"), /check: listed, no mcp field/);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Loose, onlyEnvelope, programArgv, run } from "../helpers/run.ts";
-import { pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
+import { failedIds, failures, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CHECK_FAILED = 80;
 const DAPFIX = programArgv("tests/fixtures/dap_fixture.ts");
@@ -35,12 +35,6 @@ async function check(
   return { code: result.code, envelope: onlyEnvelope(result.stdout), stderr: result.stderr };
 }
 
-function failedIds(envelope: Loose): string[] {
-  return envelope.data.criteria.filter((result: Loose) => result.status === "fail").map((result: Loose) =>
-    result.id
-  );
-}
-
 function result(envelope: Loose, id: string): { status: string; evidence: string } {
   return envelope.data.criteria.find((criterion: Loose) => criterion.id === id);
 }
@@ -48,7 +42,7 @@ function result(envelope: Loose, id: string): { status: string; evidence: string
 describe("toolwire check speaks LSP and DAP", { concurrency: true }, () => {
   it("the DAP fixture passes every criterion, ac05 included", async () => {
     const { code, envelope } = await check(DAPFIX, ["--prepare-failure", "debug-adapter --fail-prepare"]);
-    assert.equal(code, 0, JSON.stringify(failedIds(envelope)));
+    assert.equal(code, 0, failures(envelope));
     assert.deepEqual(envelope.data.summary, { passed: 22, failed: 0, skipped: 0 });
     const seen: Array<[id: string, evidence: RegExp]> = [
       [
@@ -73,7 +67,7 @@ describe("toolwire check speaks LSP and DAP", { concurrency: true }, () => {
 
   it("a Python CLI with LSP and DAP commands passes: the same probes, another implementation", async () => {
     const { code, envelope } = await check(PYWIRE, PYWIRE_TRIGGERS);
-    assert.equal(code, 0, JSON.stringify(envelope.data.criteria.filter((r: Loose) => r.status === "fail")));
+    assert.equal(code, 0, failures(envelope));
     for (
       const id of [
         "ac05-prepare-failure",
@@ -93,7 +87,7 @@ describe("toolwire check speaks LSP and DAP", { concurrency: true }, () => {
 
   it("a protocol the checker does not speak is skipped with the reason, never passed unseen", async () => {
     const { code, envelope } = await check(LAB, ["--prepare-failure", "echo-lines --fail-prepare"]);
-    assert.equal(code, 0, JSON.stringify(failedIds(envelope)));
+    assert.equal(code, 0, failures(envelope));
     for (const id of ["ac07-stdout-purity", "ac08-malformed-request"]) {
       assert.match(
         result(envelope, id).evidence,
@@ -152,10 +146,10 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
       const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT, ...PYWIRE_TRIGGERS], {
         WIRE_QUIRK: quirk,
       });
+      assert.deepEqual(failedIds(envelope), [broken], failures(envelope));
       assert.equal(code, CHECK_FAILED);
       assert.equal(envelope.error.code, "CHECK_FAILED");
       assert.equal(envelope.error.message, `1 of 22 criteria failed: ${broken}`);
-      assert.deepEqual(failedIds(envelope), [broken]);
       assert.match(result(envelope, broken).evidence, seen);
     });
   }
@@ -167,7 +161,7 @@ describe("toolwire check reads a server's stderr to its end", () => {
     const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT], {
       WIRE_QUIRK: "late-envelope",
     });
-    assert.equal(code, 0, JSON.stringify(envelope.error));
+    assert.equal(code, 0, failures(envelope));
     assert.equal(result(envelope, "ac10-sigterm").status, "pass", result(envelope, "ac10-sigterm").evidence);
   });
 });
@@ -175,7 +169,7 @@ describe("toolwire check reads a server's stderr to its end", () => {
 describe("toolwire check --prepare-failure", { concurrency: true }, () => {
   it("without it ac05 is skipped, naming the option", async () => {
     const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT]);
-    assert.equal(code, 0);
+    assert.equal(code, 0, failures(envelope));
     const ac05 = result(envelope, "ac05-prepare-failure");
     assert.equal(ac05.status, "skip");
     assert.match(
@@ -193,8 +187,8 @@ describe("toolwire check --prepare-failure", { concurrency: true }, () => {
       "--prepare-failure",
       "lsp --config=package.json",
     ]);
-    assert.equal(code, CHECK_FAILED);
-    assert.deepEqual(failedIds(envelope), ["ac05-prepare-failure"]);
+    assert.equal(code, CHECK_FAILED, failures(envelope));
+    assert.deepEqual(failedIds(envelope), ["ac05-prepare-failure"], failures(envelope));
     assert.match(
       result(envelope, "ac05-prepare-failure").evidence,
       /^lsp: exit 0: preparation did not fail .*; lsp --config=package\.json: exit 0/,
@@ -212,7 +206,7 @@ describe("toolwire check --prepare-failure", { concurrency: true }, () => {
       "WIRE_QUIRK=prepare-stdout",
     ]);
     assert.equal(code, CHECK_FAILED, "the variable reached the CLI: its prepare failure wrote to stdout");
-    assert.deepEqual(failedIds(envelope), ["ac05-prepare-failure"]);
+    assert.deepEqual(failedIds(envelope), ["ac05-prepare-failure"], failures(envelope));
   });
 
   it("a trigger naming no protocol command, or variables without a trigger, are ARG_ERROR (2)", async () => {
