@@ -86,7 +86,7 @@ export function classifyMessage(value: unknown): IncomingMessage {
   const id = validId(message.id) ? message.id : null;
   if (message.jsonrpc !== "2.0") return { kind: "invalid", id, reason: 'jsonrpc must be "2.0"' };
   if (hasId && !validId(message.id) && message.id !== null) {
-    return { kind: "invalid", id: null, reason: "id must be a string or an integer" };
+    return { kind: "invalid", id: null, reason: ID_RULE };
   }
   if (!Object.hasOwn(message, "method")) {
     if (Object.hasOwn(message, "result") || Object.hasOwn(message, "error")) return { kind: "response", id };
@@ -99,9 +99,12 @@ export function classifyMessage(value: unknown): IncomingMessage {
   }
   const typedParams = params as Record<string, unknown> | undefined;
   if (!hasId) return { kind: "notification", method: message.method, params: typedParams };
-  if (id === null) return { kind: "invalid", id: null, reason: "id must be a string or an integer" };
+  if (id === null) return { kind: "invalid", id: null, reason: ID_RULE };
   return { kind: "request", id, method: message.method, params: typedParams };
 }
+
+/** Larger integers lose digits in a JSON parser built on doubles, so the answer could not carry the same id. */
+const ID_RULE = "id must be a string or an integer from -(2^53 - 1) to 2^53 - 1";
 
 function validId(id: unknown): id is JsonRpcId {
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));

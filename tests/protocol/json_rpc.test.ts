@@ -37,8 +37,15 @@ describe("classifyMessage", () => {
     assert.deepEqual(classifyMessage({ jsonrpc: "2.0", id: 1.5, method: "m" }), {
       kind: "invalid",
       id: null,
-      reason: "id must be a string or an integer",
+      reason: "id must be a string or an integer from -(2^53 - 1) to 2^53 - 1",
     });
+    for (const id of [2 ** 53, -(2 ** 53), 1e309, -0.5]) {
+      const refused = classifyMessage({ jsonrpc: "2.0", id, method: "m" });
+      assert.equal(refused.kind, "invalid", String(id));
+    }
+    for (const id of [2 ** 53 - 1, -(2 ** 53 - 1), 0, ""]) {
+      assert.equal(classifyMessage({ jsonrpc: "2.0", id, method: "m" }).kind, "request", String(id));
+    }
     assert.equal(classifyMessage({ jsonrpc: "1.0", id: 1, method: "m" }).kind, "invalid");
     assert.equal(classifyMessage({ jsonrpc: "2.0", id: 1, method: "m", params: [1] }).kind, "invalid");
     assert.equal(classifyMessage("text").kind, "invalid");
