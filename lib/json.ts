@@ -39,6 +39,18 @@ export function parseJson(text: string): unknown {
 }
 
 /**
+ * The integers a JSON number carries exactly, for error messages: a parser built on doubles (every
+ * JavaScript one) loses digits beyond ±(2^53 − 1), so a larger id or integer argument could not be used as
+ * it was sent, and is refused.
+ *
+ * @example
+ * ```ts
+ * `id must be a string or an integer ${SAFE_INTEGER_RANGE}`;
+ * ```
+ */
+export const SAFE_INTEGER_RANGE = "from -(2^53 - 1) to 2^53 - 1";
+
+/**
  * A deep copy of JSON data — what a manifest holds, and what it prints. Not `structuredClone`: in Node 20
  * its first call sets up a MessageChannel and loads the worker modules, several milliseconds of the startup
  * of every `mcp serve`.

@@ -1,3 +1,5 @@
+import { SAFE_INTEGER_RANGE } from "../json.ts";
+
 /** A JSON-RPC 2.0 request id. `null` appears only on error responses to unreadable requests. */
 export type JsonRpcId = string | number;
 
@@ -103,8 +105,7 @@ export function classifyMessage(value: unknown): IncomingMessage {
   return { kind: "request", id, method: message.method, params: typedParams };
 }
 
-/** Larger integers lose digits in a JSON parser built on doubles, so the answer could not carry the same id. */
-const ID_RULE = "id must be a string or an integer from -(2^53 - 1) to 2^53 - 1";
+const ID_RULE = `id must be a string or an integer ${SAFE_INTEGER_RANGE}`;
 
 function validId(id: unknown): id is JsonRpcId {
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));

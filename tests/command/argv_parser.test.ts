@@ -143,6 +143,18 @@ describe("parseArgv: long flags", () => {
       "--color expects one of red, green, blue, got 'gren'",
     ]);
   });
+
+  it("an integer beyond ±(2^53 - 1) is refused naming the range: it would lose digits", () => {
+    assert.deepEqual(given(parseClean("list", "--limit", "9007199254740991")), { limit: 9007199254740991 });
+    assert.deepEqual(given(parseClean("list", "--limit", "-9007199254740991")), { limit: -9007199254740991 });
+    for (const text of ["9007199254740992", "-9007199254740993"]) {
+      assert.deepEqual(messages(parse("list", "--limit", text)), [
+        `--limit expects an integer from -(2^53 - 1) to 2^53 - 1, got '${text}'`,
+      ]);
+    }
+    const [long] = messages(parse("list", "--limit", "1" + "0".repeat(400)));
+    assert.match(long!, /^--limit expects an integer from -\(2\^53 - 1\) to 2\^53 - 1, got '10{56}\.\.\.'$/);
+  });
 });
 
 describe("parseArgv: short flags", () => {

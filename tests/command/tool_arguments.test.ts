@@ -82,6 +82,21 @@ describe("ToolArgumentPlan", () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
+  it("an integer beyond ±(2^53 - 1) is refused naming the range; one that is not whole, as not an integer", () => {
+    assert.equal(plan.check({ target: "app", max_depth: 9007199254740991 }).issues.length, 0);
+    const messagesOf = (text: string) =>
+      plan.check(JSON.parse(`{"target":"app","max_depth":${text}}`)).issues.map((issue) => issue.message);
+    assert.deepEqual(messagesOf("9007199254740992"), [
+      "max_depth expects an integer from -(2^53 - 1) to 2^53 - 1, got 9007199254740992",
+    ]);
+    assert.deepEqual(messagesOf("-1e300"), [
+      "max_depth expects an integer from -(2^53 - 1) to 2^53 - 1, got -1e+300",
+    ]);
+    assert.deepEqual(messagesOf("1.5"), ["max_depth expects an integer, got 1.5"]);
+    // Too large for a double: parsed as Infinity, and named so rather than as JSON.stringify's null.
+    assert.deepEqual(messagesOf("-1e309"), ["max_depth expects an integer, got -Infinity"]);
+  });
+
   it("a flag named constructor is an ordinary argument; other Object.prototype names are unknown ones", () => {
     assert.equal(argumentName("constructor"), "constructor");
     assert.ok(Object.hasOwn(mcpTool("build", entry).inputSchema.properties as object, "constructor"));

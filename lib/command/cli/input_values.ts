@@ -1,6 +1,6 @@
 import { closestMatch } from "./closest_match.ts";
 import type { FlagSpec, PositionalSpec } from "../contract/contract.ts";
-import { copyJson } from "../../json.ts";
+import { copyJson, SAFE_INTEGER_RANGE } from "../../json.ts";
 
 /** One thing wrong with an invocation's input; all of them are collected before anything runs. */
 export interface InputIssue {
@@ -23,6 +23,7 @@ export interface CommandInput {
 type Coerced = { value: unknown } | { issue: InputIssue };
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
+const SAFE_INTEGER = `an integer ${SAFE_INTEGER_RANGE}`;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
@@ -46,7 +47,7 @@ export function coerceText(
     case "integer": {
       const value = Number(text);
       if (INTEGER_TEXT.test(text) && Number.isSafeInteger(value)) return { value };
-      return { issue: invalid(label, "an integer", text) };
+      return { issue: invalid(label, INTEGER_TEXT.test(text) ? SAFE_INTEGER : "an integer", text) };
     }
     case "number": {
       const value = Number(text);
@@ -108,7 +109,7 @@ export function checkJson(
       break;
     case "integer":
       if (Number.isSafeInteger(value)) return value;
-      issue = invalid(label, "an integer", value);
+      issue = invalid(label, Number.isInteger(value) ? SAFE_INTEGER : "an integer", value);
       break;
     case "number":
       if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -178,6 +179,8 @@ type Piece = { literal: string } | { value: unknown };
  * than `limit` of them, and the walk stops once the text is long enough.
  */
 function jsonStart(value: unknown, limit: number): string {
+  // A number too large for a double (1e309 in JSON) parses as Infinity, which JSON.stringify would call null.
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   if (value === undefined || typeof value === "function" || typeof value === "symbol") return String(value);
   let text = "";
   const pending: Piece[] = [{ value }];
