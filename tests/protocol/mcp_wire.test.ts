@@ -123,6 +123,21 @@ describe("mcp wire: per-request _meta, on every modern request", () => {
       modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }),
     );
     assert.equal(badLevel.error.code, -32602);
+    const bigToken = await s.request(modern(7, "tools/list", {}, { progressToken: 2 ** 53 }));
+    assert.equal(bigToken.error.code, -32602);
+    assert.equal(
+      bigToken.error.message,
+      "Invalid _meta envelope: progressToken: not a string or an integer from -(2^53 - 1) to 2^53 - 1",
+    );
+    s.send({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" });
+    const bigId = await s.next();
+    assert.deepEqual(bigId.error, {
+      code: -32600,
+      message: "Invalid request: id must be a string or an integer from -(2^53 - 1) to 2^53 - 1",
+    });
+    assert.equal(bigId.id, null);
+    const largestToken = await s.request(modern(8, "tools/list", {}, { progressToken: 2 ** 53 - 1 }));
+    assert.ok(Array.isArray(largestToken.result?.tools), JSON.stringify(largestToken));
     await closed(s);
   });
 });

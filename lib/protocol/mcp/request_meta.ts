@@ -1,6 +1,6 @@
 import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
-import { isRecord } from "../../json.ts";
+import { isRecord, SAFE_INTEGER_RANGE } from "../../json.ts";
 
 // The keys as constants of their own, not properties of one object: every modern request reads them, and a
 // property of an object is a property load per use before the optimising tier.
@@ -84,7 +84,7 @@ export function validateRequestMeta(
   }
   const token = fields.progressToken;
   if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
-    return envelopeError("progressToken", "not a string or an integer");
+    return envelopeError("progressToken", `not a string or an integer ${SAFE_INTEGER_RANGE}`);
   }
   if (!MODERN_VERSIONS.includes(version)) return { error: unsupportedVersion(version) };
   // Assigned, not spread in: this runs for every modern request, and spreading a conditional literal is a
