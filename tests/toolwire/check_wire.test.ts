@@ -157,7 +157,7 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
 
 describe("toolwire check reads a server's stderr to its end", () => {
   it("an envelope that reaches stderr after the exit is seen: ac10 passes", async () => {
-    // On SIGTERM pywire exits at once, and a child it forked writes the envelope 300 ms later.
+    // On SIGTERM pywire exits at once, and a child it started writes the envelope 300 ms later.
     const { code, envelope } = await check(PYWIRE, ["--probe-timeout", PROBE_TIMEOUT], {
       WIRE_QUIRK: "late-envelope",
     });
