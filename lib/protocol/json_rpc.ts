@@ -85,9 +85,9 @@ export function classifyMessage(value: unknown): IncomingMessage {
   }
   const message = value as Record<string, unknown>;
   const hasId = Object.hasOwn(message, "id");
-  const id = validId(message.id) ? message.id : null;
+  const id = isJsonRpcId(message.id) ? message.id : null;
   if (message.jsonrpc !== "2.0") return { kind: "invalid", id, reason: 'jsonrpc must be "2.0"' };
-  if (hasId && !validId(message.id) && message.id !== null) {
+  if (hasId && !isJsonRpcId(message.id) && message.id !== null) {
     return { kind: "invalid", id: null, reason: ID_RULE };
   }
   if (!Object.hasOwn(message, "method")) {
@@ -107,7 +107,17 @@ export function classifyMessage(value: unknown): IncomingMessage {
 
 const ID_RULE = `id must be a string or an integer ${SAFE_INTEGER_RANGE}`;
 
-function validId(id: unknown): id is JsonRpcId {
+/**
+ * Whether a value can be a request's id: a string, or an integer a double holds exactly (the answer must
+ * carry the very id that was sent).
+ *
+ * @example
+ * ```ts
+ * isJsonRpcId(7); // true
+ * isJsonRpcId(2 ** 53); // false
+ * ```
+ */
+export function isJsonRpcId(id: unknown): id is JsonRpcId {
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 }
 

@@ -171,7 +171,14 @@ describe("serveDap: messages that are not readable requests", () => {
     const { peer, client, ended } = await serving({ requests: { threads: () => ({ threads: [] }) } });
     const cases: Array<[object | string, RegExp, "response" | "event"]> = [
       [[1, 2], /a DAP message is a JSON object/, "event"],
-      [{ type: "request", command: "threads" }, /needs seq/, "event"],
+      [
+        { type: "request", command: "threads" },
+        /needs seq, an integer from 0 to 2\^53 - 1; got none/,
+        "event",
+      ],
+      [{ seq: 2 ** 53, type: "request", command: "threads" }, /needs seq, .*; got 9007199254740992/, "event"],
+      ['{"seq":1e309,"type":"request","command":"threads"}', /needs seq, .*; got Infinity/, "event"],
+      [{ seq: -1, type: "request", command: "threads" }, /needs seq, .*; got -1/, "event"],
       [{ seq: 7, type: "event", event: "x" }, /sends requests only/, "response"],
       [
         { seq: 8, type: "request", command: "threads", arguments: [1] },

@@ -201,7 +201,7 @@ class DapServer {
     const command = typeof message.command === "string" ? message.command : "";
     if (!isSeq(message.seq)) {
       await this.#output(
-        `a DAP message needs seq, a non-negative integer; got ${JSON.stringify(message.seq) ?? "none"}`,
+        `a DAP message needs seq, an integer from 0 to 2^53 - 1; got ${shown(message.seq)}`,
       );
       return undefined;
     }
@@ -333,6 +333,11 @@ async function settle(call: () => unknown): Promise<DapResponse> {
   } catch (error) {
     return { success: false, message: errorText(error) };
   }
+}
+
+/** A received value for a message; a number too large for a double parsed as Infinity is named so, not null. */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : JSON.stringify(value) ?? "none";
 }
 
 function isSeq(value: unknown): value is number {

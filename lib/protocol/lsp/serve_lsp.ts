@@ -33,6 +33,7 @@ import {
   classifyMessage,
   decodeJson,
   errorResponse,
+  isJsonRpcId,
   type JsonRpcId,
   resultResponse,
   type RpcError,
@@ -217,7 +218,7 @@ class LspServer {
       message: (bytes) => this.#onMessage(bytes),
       oversized: (head, problem) => {
         const { id } = peekTopLevelMembers(head, ["id"]);
-        return this.#reply(isId(id) ? id : null, {
+        return this.#reply(isJsonRpcId(id) ? id : null, {
           code: RpcErrorCode.INVALID_REQUEST,
           message: `Invalid request: ${problem}`,
         });
@@ -338,7 +339,7 @@ class LspServer {
   }
 
   #cancel(id: unknown): void {
-    if (!isId(id)) return;
+    if (!isJsonRpcId(id)) return;
     if (this.#loop.requests.cancel(requestKey(id)) === undefined) return;
     void this.#reply(id, { code: RpcErrorCode.REQUEST_CANCELLED, message: "Request cancelled" });
   }
@@ -397,10 +398,6 @@ class LspServer {
 /** A handler by method name; inherited members (`constructor`, `toString`) are never handlers. */
 function ownHandler<H>(table: Readonly<Record<string, H>> | undefined, method: string): H | undefined {
   return table !== undefined && Object.hasOwn(table, method) ? table[method] : undefined;
-}
-
-function isId(value: unknown): value is JsonRpcId {
-  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
 }
 
 /** Request ids `1` and `"1"` are different requests. */
