@@ -1,101 +1,129 @@
+import { CancelScope } from "./cancel_scope.ts";
 import { SlotPool } from "./slot_pool.ts";
 
 /**
- * The requests a protocol server is answering at once. Each gets an AbortController, so a cancellation or the
- * end of the session reaches its handler, and each is answered exactly once: the handler's result and a
- * cancellation race to {@linkcode InFlight.claim} the request, and only the winner writes a response. The
- * number running is bounded, so a flood of requests makes the server stop reading instead of growing without
- * limit.
+ * The requests a protocol session is answering: the one flow-control design of MCP, LSP and DAP sessions.
+ * Each request runs in a slot of a {@linkcode SlotPool}, held until its work — handler and written answer —
+ * is done, so a client that floods the server, or stops reading its answers, makes the server stop reading
+ * instead of growing without limit. Each request is answered at most once: whoever
+ * {@linkcode InFlight.claim}s it first (its handler's answer, or a cancellation) wins. Each has a
+ * {@linkcode CancelScope}, which a cancellation or the end of the session aborts.
  *
  * @example
  * ```ts
  * declare function threads(signal: AbortSignal): Promise<object>;
  * declare function respond(id: number, body: object): Promise<void>;
  *
- * const inFlight = new InFlight<number, string>(64);
- * await inFlight.room();
- * inFlight.start(7, "threads", async (signal) => {
- *   const body = await threads(signal);
- *   if (inFlight.claim(7)) await respond(7, body);
+ * const requests = new InFlight<number>(64);
+ * const waiting = requests.start(7, async (scope) => {
+ *   const body = await threads(scope.signal);
+ *   if (requests.claim(7)) await respond(7, body);
  * });
+ * if (waiting !== undefined) await waiting; // the bound was reached: read nothing more until a slot is free
  * ```
  */
-export class InFlight<K, T> {
+export class InFlight<K> {
   readonly #slots: SlotPool;
-  readonly #unanswered = new Map<K, Entry<T>>();
-  /** The running handlers' controllers, answered or not: a cancelled handler still running holds its slot. */
-  readonly #running = new Set<AbortController>();
+  /** The requests started and not yet claimed, by key. */
+  readonly #open = new Map<K, CancelScope>();
+  /** Cancelled requests whose work is still running: they were answered when they were cancelled. */
+  readonly #cancelled = new Set<CancelScope>();
+  /** Work started and not yet done, minus the cancelled requests. */
+  #owed = 0;
+  #settled: (() => void) | undefined;
 
-  /** `limit`: how many may run at once. */
-  constructor(limit: number) {
-    this.#slots = new SlotPool(limit);
+  /** `limit` requests at once (at least 1), inside `enclosing` when given (see {@linkcode SlotPool}). */
+  constructor(limit: number, enclosing?: SlotPool) {
+    this.#slots = new SlotPool(limit, enclosing);
   }
 
-  /** Whether a request with this key is running and not yet answered. */
+  /** Whether a request with this key was started and is not yet claimed. */
   has(key: K): boolean {
-    return this.#unanswered.has(key);
+    return this.#open.has(key);
   }
 
   /**
-   * Starts `work` for a request in a slot of its own (after {@linkcode InFlight.room}, one is free; else the
-   * work waits for one); `value` is handed back by {@linkcode InFlight.cancel}. `work` must not throw.
+   * Runs `work` in a slot: at once (returns `undefined`), or once a slot is free (returns a promise that
+   * resolves when the work has started — the caller reads nothing more meanwhile). The slot is held until
+   * the promise `work` returns settles. A request with a key can be claimed or cancelled by that key;
+   * without one (an answer to a malformed message), it is answered by its work alone.
    */
-  start(key: K, value: T, work: (signal: AbortSignal) => Promise<void>): void {
-    const controller = new AbortController();
-    const entry: Entry<T> = { value, controller, done: Promise.resolve() };
-    this.#unanswered.set(key, entry);
-    this.#running.add(controller);
-    const slot = this.#slots.take();
-    entry.done = (slot === undefined ? work(controller.signal) : slot.then(() => work(controller.signal)))
-      .catch(() => {})
-      .finally(() => {
-        this.#slots.give();
-        this.#running.delete(controller);
-        if (this.#unanswered.get(key) === entry) this.#unanswered.delete(key);
-      });
+  start(key: K | undefined, work: (scope: CancelScope) => Promise<void> | void): Promise<void> | undefined {
+    const scope = new CancelScope();
+    if (key !== undefined) this.#open.set(key, scope);
+    this.#owed++;
+    const waiting = this.#slots.take();
+    if (waiting === undefined) {
+      this.#run(key, scope, work);
+      return undefined;
+    }
+    return waiting.then(() => this.#run(key, scope, work));
   }
 
   /** Takes the right to answer a request: `true` once, for whoever asks first. */
   claim(key: K): boolean {
-    return this.#unanswered.delete(key);
+    return this.#open.delete(key);
   }
 
-  /** Claims a request and aborts its handler; returns its value when the caller must answer it as cancelled. */
-  cancel(key: K): T | undefined {
-    const entry = this.#unanswered.get(key);
-    if (entry === undefined) return undefined;
-    this.#unanswered.delete(key);
-    entry.controller.abort(new DOMException("The client cancelled the request", "AbortError"));
-    return entry.value;
+  /** Claims a request and aborts its scope with `reason`; whether it was still unclaimed. */
+  cancel(key: K, reason: unknown): boolean {
+    const scope = this.#open.get(key);
+    if (scope === undefined) return false;
+    this.#open.delete(key);
+    this.#cancelled.add(scope);
+    scope.abort(reason);
+    this.#owe(-1);
+    return true;
   }
 
-  /** Resolves once fewer than the limit are running; a cancelled handler still running still counts. */
-  async room(): Promise<void> {
-    await this.#slots.whenFree();
+  /** Aborts every unclaimed request with `reason`; each may still answer (with what its cancellation gives). */
+  abortAll(reason: unknown): void {
+    for (const scope of this.#open.values()) scope.abort(reason);
   }
 
   /**
-   * Resolves once every request started so far has been answered. A cancelled request was answered when it
-   * was cancelled, so a handler that ignores its signal does not hold this up.
+   * Counts one more answer owed outside any slot (a batch's, until its requests are done and its own answer
+   * has started); call the returned function once when it no longer is.
    */
-  async answered(): Promise<void> {
-    while (this.#unanswered.size > 0) {
-      await Promise.race([...this.#unanswered.values()].map((entry) => entry.done));
-    }
+  owe(): () => void {
+    this.#owe(1);
+    let settled = false;
+    return () => {
+      if (settled) return;
+      settled = true;
+      this.#owe(-1);
+    };
   }
 
-  /** Aborts every running handler; their answers are no longer wanted. */
-  abortAll(): void {
-    this.#unanswered.clear();
-    for (const controller of this.#running) {
-      controller.abort(new DOMException("The session ended", "AbortError"));
-    }
+  /**
+   * Resolves once all work started so far is done, but for cancelled requests (answered when cancelled): the
+   * end of the input waits for this. `undefined` when nothing is owed. One caller at a time.
+   */
+  answered(): Promise<void> | undefined {
+    if (this.#owed === 0) return undefined;
+    return new Promise<void>((resolve) => (this.#settled = resolve));
   }
-}
 
-interface Entry<T> {
-  value: T;
-  controller: AbortController;
-  /** Settles when the handler's work has finished, answered or not. */
-  done: Promise<void>;
+  #run(key: K | undefined, scope: CancelScope, work: (scope: CancelScope) => Promise<void> | void): void {
+    let done: Promise<void> | void;
+    try {
+      done = work(scope);
+    } catch {
+      done = undefined;
+    }
+    if (done === undefined) return this.#finish(key, scope);
+    done.then(() => this.#finish(key, scope), () => this.#finish(key, scope));
+  }
+
+  #finish(key: K | undefined, scope: CancelScope): void {
+    this.#slots.give();
+    if (key !== undefined && this.#open.get(key) === scope) this.#open.delete(key);
+    // A cancelled request was counted as answered when it was cancelled.
+    if (!this.#cancelled.delete(scope)) this.#owe(-1);
+  }
+
+  #owe(change: number): void {
+    this.#owed += change;
+    if (this.#owed === 0) this.#settled?.();
+  }
 }

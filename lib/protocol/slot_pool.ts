@@ -1,33 +1,32 @@
-/**
- * Requests a protocol session has open at once before it stops reading, unless told otherwise. It lives
- * here, with the pool that enforces it, so that `mcp serve` does not load the LSP/DAP request table
- * (in_flight.ts) into the first npm chunk for one number.
- */
+/** Requests a protocol session has open at once before it stops reading, unless told otherwise. */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 
 /**
  * The one bound on in-flight work of every protocol session: a counting semaphore. `take` gets a slot at
  * once (`undefined`) or once one is given back (a promise, first come first served); `give` returns one,
- * passing it straight to the first waiter; `whenFree` waits for room without taking it. One pool bounds one
- * MCP connection (a slot held until the answer is written) or the running requests of an LSP/DAP session;
- * a pool shared by several connections bounds them all together.
+ * passing it straight to the first waiter. A pool made inside another (`new SlotPool(64, shared)`) hands out
+ * a slot only with one of the enclosing pool: one pool per connection inside one per listener bounds each
+ * connection and all of them together.
  *
  * @example
  * ```ts
- * const pool = new SlotPool(2);
- * const waiting = pool.take(); // undefined: taken at once
- * pool.give();
+ * const shared = new SlotPool(256);
+ * const connection = new SlotPool(64, shared);
+ * const waiting = connection.take(); // undefined: taken at once, in both pools
+ * connection.give();
  * ```
  */
 export class SlotPool {
+  /** Slots in this pool. */
   readonly size: number;
+  readonly #enclosing: SlotPool | undefined;
   #taken = 0;
   readonly #waiters: Array<() => void> = [];
-  /** Who waits only for room, not for a slot: told each time a slot comes free. */
-  #roomWaiters: Array<() => void> = [];
 
-  constructor(size: number) {
+  /** A pool of `size` slots (at least 1), inside `enclosing` when given. */
+  constructor(size: number, enclosing?: SlotPool) {
     this.size = Math.max(1, size);
+    this.#enclosing = enclosing;
   }
 
   /** Slots taken now. */
@@ -35,29 +34,27 @@ export class SlotPool {
     return this.#taken;
   }
 
-  /** Takes a slot: `undefined` when one was free, else a promise that resolves once one is handed over. */
+  /** Takes a slot (and one of the enclosing pool): `undefined` when both were free, else a promise. */
   take(): Promise<void> | undefined {
+    const own = this.#takeOwn();
+    const enclosing = this.#enclosing;
+    if (enclosing === undefined) return own;
+    return own === undefined ? enclosing.take() : own.then(() => enclosing.take());
+  }
+
+  /** Gives a slot back — the enclosing pool's first, so waiters of other pools move on too. */
+  give(): void {
+    this.#enclosing?.give();
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) return waiter();
+    this.#taken--;
+  }
+
+  #takeOwn(): Promise<void> | undefined {
     if (this.#taken < this.size) {
       this.#taken++;
       return undefined;
     }
     return new Promise<void>((resolve) => this.#waiters.push(resolve));
-  }
-
-  /** Gives a slot back, or passes it to the first waiter. */
-  give(): void {
-    const waiter = this.#waiters.shift();
-    if (waiter !== undefined) return waiter();
-    this.#taken--;
-    if (this.#roomWaiters.length === 0) return;
-    const roomWaiters = this.#roomWaiters;
-    this.#roomWaiters = [];
-    for (const resolve of roomWaiters) resolve();
-  }
-
-  /** Resolves once fewer than `size` slots are taken: `undefined` when there is room now. Takes nothing. */
-  whenFree(): Promise<void> | undefined {
-    if (this.#taken < this.size) return undefined;
-    return new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
   }
 }

@@ -2,7 +2,7 @@
 // channel — the read loop the real process runs — against a catalog whose tool list changes on demand.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { serveMcp } from "../../lib/protocol/mcp/mcp_server.ts";
+import { serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
 import type { McpTool, ToolCatalog } from "../../lib/protocol/mcp/tool_catalog.ts";
 import { streamChannel } from "../../lib/runtime/byte_channel.ts";
 import { initialize, modern } from "../helpers/mcp_wire.ts";

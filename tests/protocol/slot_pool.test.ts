@@ -1,8 +1,10 @@
-// SlotPool, the one in-flight bound of MCP sessions, socket listeners and LSP/DAP sessions (InFlight).
+// SlotPool and InFlight: the one in-flight bound of MCP sessions, socket listeners and LSP/DAP sessions.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SlotPool } from "../../lib/protocol/slot_pool.ts";
 import { InFlight } from "../../lib/protocol/in_flight.ts";
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe("SlotPool", () => {
   it("hands out slots up to its size, then first come first served as slots come back", async () => {
@@ -21,48 +23,90 @@ describe("SlotPool", () => {
     assert.deepEqual(order, ["a", "b"]);
   });
 
-  it("whenFree waits for room without taking it", async () => {
-    const pool = new SlotPool(1);
-    assert.equal(pool.whenFree(), undefined);
-    pool.take();
-    let free = false;
-    const waiting = pool.whenFree()!.then(() => (free = true));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(free, false);
-    pool.give();
+  it("a pool inside another takes a slot of both, and gives both back", async () => {
+    const shared = new SlotPool(1);
+    const first = new SlotPool(4, shared);
+    const second = new SlotPool(4, shared);
+    assert.equal(first.take(), undefined);
+    let started = false;
+    const waiting = second.take()!.then(() => (started = true));
+    await tick();
+    assert.equal(started, false, "the shared pool is full, so the second connection waits");
+    assert.equal(second.taken, 1, "its own slot is held meanwhile");
+    first.give();
     await waiting;
-    assert.equal(pool.taken, 0, "nothing was taken by waiting for room");
+    assert.equal(shared.taken, 1);
+    assert.equal(first.taken, 0);
   });
 });
 
-describe("InFlight on a SlotPool", () => {
+describe("InFlight", () => {
   it("runs at most its limit at once; a cancelled handler that keeps running keeps its slot", async () => {
-    const inFlight = new InFlight<number, string>(2);
+    const inFlight = new InFlight<number>(2);
     let running = 0;
     let peak = 0;
     const releases: Array<() => void> = [];
-    const work = () => async () => {
+    const work = async () => {
       peak = Math.max(peak, ++running);
       await new Promise<void>((resolve) => releases.push(resolve));
       running--;
     };
-    for (const id of [1, 2]) {
-      await inFlight.room();
-      inFlight.start(id, `r${id}`, work());
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    // Both slots are taken: room() waits until a handler finishes, cancelled or not.
-    let roomy = false;
-    const room = inFlight.room().then(() => (roomy = true));
-    assert.equal(inFlight.cancel(1), "r1");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(roomy, false, "a cancelled handler still running still counts");
+    assert.equal(inFlight.start(1, work), undefined);
+    assert.equal(inFlight.start(2, work), undefined);
+    let third = false;
+    const waiting = inFlight.start(3, () => void (third = true))!;
+    assert.ok(waiting instanceof Promise, "the third request waits for a slot");
+    assert.equal(inFlight.cancel(1, new Error("cancelled")), true);
+    await tick();
+    assert.equal(third, false, "a cancelled handler still running still counts");
     releases.shift()!();
-    await room;
-    inFlight.start(3, "r3", work());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waiting;
+    assert.equal(third, true);
     assert.equal(peak, 2);
     while (releases.length > 0) releases.shift()!();
     await inFlight.answered();
+  });
+
+  it("answers each request once: a claim after a cancel loses, and a cancel after a claim does nothing", () => {
+    const inFlight = new InFlight<string>(4);
+    inFlight.start("a", () => new Promise(() => {}));
+    inFlight.start("b", () => new Promise(() => {}));
+    assert.equal(inFlight.cancel("a", new Error("x")), true);
+    assert.equal(inFlight.claim("a"), false);
+    assert.equal(inFlight.claim("b"), true);
+    assert.equal(inFlight.cancel("b", new Error("x")), false);
+  });
+
+  it("answered() waits for work and owed answers, not for cancelled requests", async () => {
+    const inFlight = new InFlight<number>(4);
+    let finish!: () => void;
+    inFlight.start(1, () => new Promise<void>((resolve) => (finish = resolve)));
+    inFlight.start(2, () => new Promise(() => {}));
+    inFlight.cancel(2, new Error("gone"));
+    const settle = inFlight.owe();
+    let done = false;
+    const answered = inFlight.answered()!.then(() => (done = true));
+    finish();
+    await tick();
+    assert.equal(done, false, "an owed answer is still outstanding");
+    settle();
+    await answered;
+    assert.equal(inFlight.answered(), undefined);
+  });
+
+  it("abortAll aborts the unclaimed requests' scopes, which may still answer", async () => {
+    const inFlight = new InFlight<number>(4);
+    const reasons: unknown[] = [];
+    inFlight.start(1, (scope) =>
+      new Promise<void>((resolve) =>
+        scope.addEventListener("abort", () => {
+          reasons.push(scope.reason);
+          assert.equal(inFlight.claim(1), true);
+          resolve();
+        })
+      ));
+    inFlight.abortAll("shutting down");
+    await inFlight.answered();
+    assert.deepEqual(reasons, ["shutting down"]);
   });
 });

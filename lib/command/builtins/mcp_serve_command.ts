@@ -1,4 +1,4 @@
-import { serveMcp } from "../../protocol/mcp/mcp_server.ts";
+import { serveMcp } from "../../protocol/mcp/line_transport.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { CommandError } from "../contract/command_error.ts";

@@ -1,4 +1,4 @@
-import type { CallCancellation } from "../../protocol/mcp/tool_catalog.ts";
+import { CancelScope, type CancelSignal } from "../../protocol/cancel_scope.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CommandContext } from "../contract/contract.ts";
 import type { CommandInput } from "../cli/input_values.ts";
@@ -15,29 +15,6 @@ export type Settled<T> =
 export const CANCEL_GRACE_MS = 2_000;
 
 /**
- * Outside cancellation as {@linkcode runWithDeadline} listens to it: an AbortSignal, or the MCP server's
- * lighter per-call cancellation, which builds no AbortSignal unless asked (the same reading half).
- */
-export type CancelSource = CallCancellation;
-
-/**
- * What the work is handed: its cancellation signal, built on first read. In Node 20 an AbortSignal is an
- * EventTarget built with `setPrototypeOf`, several µs each, and most work never asks for it.
- */
-export class WorkScope {
-  #controller: AbortController | undefined;
-
-  get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
-  }
-
-  /** Aborts the signal — creating it first if nobody has asked yet, so a later read sees it aborted. */
-  abort(reason: unknown): void {
-    (this.#controller ??= new AbortController()).abort(reason);
-  }
-}
-
-/**
  * The context a handler gets. A class, so that `signal` — built only when read — is one getter on the
  * prototype: a getter written in an object literal (or added with `defineProperty`) gives every context a
  * hidden class of its own in V8, slow to make and heavy on the garbage collector. Its fields come as
@@ -45,6 +22,8 @@ export class WorkScope {
  *
  * @example
  * ```ts
+ * import { CancelScope } from "../../protocol/cancel_scope.ts";
+ *
  * const context = new HandlerContext(
  *   { flags: {}, args: {} },
  *   false,
@@ -53,7 +32,7 @@ export class WorkScope {
  *   () => {},
  *   () => {},
  *   {},
- *   new WorkScope(),
+ *   new CancelScope(),
  * );
  * context.signal; // built now
  * ```
@@ -69,7 +48,7 @@ export class HandlerContext implements CommandContext {
   declare readonly warn: CommandContext["warn"];
   declare readonly progress: CommandContext["progress"];
   declare readonly meta: Record<string, unknown>;
-  readonly #scope: WorkScope;
+  readonly #scope: CancelScope;
 
   constructor(
     input: CommandInput,
@@ -79,7 +58,7 @@ export class HandlerContext implements CommandContext {
     warn: CommandContext["warn"],
     progress: CommandContext["progress"],
     meta: Record<string, unknown>,
-    scope: WorkScope,
+    scope: CancelScope,
   ) {
     this.flags = input.flags as CommandContext["flags"];
     this.args = input.args as CommandContext["args"];
@@ -106,7 +85,7 @@ export class HandlerContext implements CommandContext {
  * This is on the path of every command and every MCP `tools/call`, so it is kept lean: one promise settled
  * by whichever of work, deadline and cancellation comes first (not a race of three), and the work's
  * AbortController is made only when the work reads `scope.signal` or something aborts it (see
- * {@linkcode WorkScope}).
+ * {@linkcode CancelScope}).
  *
  * @example
  * ```ts
@@ -118,11 +97,11 @@ export class HandlerContext implements CommandContext {
  * ```
  */
 export function runWithDeadline<T>(
-  work: (scope: WorkScope) => T | Promise<T>,
+  work: (scope: CancelScope) => T | Promise<T>,
   timeoutMs: number,
-  outside?: CancelSource,
+  outside?: CancelSignal,
 ): Promise<Settled<T>> {
-  const scope = new WorkScope();
+  const scope = new CancelScope();
   // The work starts first, as it always has: it sees a live signal even when the outside is already aborted.
   let running: Promise<T>;
   try {

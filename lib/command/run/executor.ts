@@ -1,7 +1,8 @@
 import { FileLockTimeoutError, monotonicMs } from "../../runtime/mod.ts";
 import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
-import { type CancelSource, HandlerContext, isThenable, runWithDeadline, type Settled } from "./deadline.ts";
+import type { CancelSignal } from "../../protocol/cancel_scope.ts";
+import { HandlerContext, isThenable, runWithDeadline, type Settled } from "./deadline.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
 import { envelopeOf, type ErrorDetail, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
@@ -32,8 +33,8 @@ export interface Invocation {
   confirmed?: boolean;
   /** Milliseconds before TIMEOUT; 0 = none. */
   timeoutMs: number;
-  /** Cancellation from outside (an AbortSignal or a lighter {@linkcode CancelSource}); its `reason` should be a {@linkcode Cancellation}. */
-  signal?: CancelSource;
+  /** Cancellation from outside (an AbortSignal or a `CancelScope`); its `reason` should be a {@linkcode Cancellation}. */
+  signal?: CancelSignal;
   /** Reads an environment variable. */
   env(name: string): string | undefined;
   /** Writes a diagnostic line for people. */

@@ -21,12 +21,12 @@
 import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
 import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
+  ContentLengthServer,
   errorText,
   type FrameAnswers,
-  FrameLoop,
   type FrameOutcome,
   frameResponse,
-} from "../frame_handling.ts";
+} from "../content_length_server.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import { decodeJson } from "../json_rpc.ts";
 
@@ -153,14 +153,16 @@ class DapServer {
   readonly #io: ProtocolIO;
   readonly #handlers: DapHandlers;
   /** Its `ended` is the signal of the initialize and disconnect handlers. */
-  readonly #loop: FrameLoop<number, string>;
+  readonly #loop: ContentLengthServer<number>;
+  /** The command of each request in progress, for the response a `cancel` gives it. */
+  readonly #commands = new Map<number, string>();
   #seq = 0;
   #initialized = false;
 
   constructor(io: ProtocolIO, handlers: DapHandlers, options: DapOptions) {
     this.#io = io;
     this.#handlers = handlers;
-    this.#loop = new FrameLoop(io, options);
+    this.#loop = new ContentLengthServer(io, "dap", options);
   }
 
   run(): Promise<void | ProtocolFailure> {
@@ -246,9 +248,12 @@ class DapServer {
       });
       return undefined;
     }
-    this.#loop.requests.start(seq, command, async (signal) => {
-      const response = await settle(() => handler(request.args, this.#context(signal)));
-      if (this.#loop.requests.claim(seq)) await this.#respond(seq, command, response);
+    const requests = this.#loop.requests;
+    this.#commands.set(seq, command);
+    await requests.start(seq, async (scope) => {
+      const response = await settle(() => handler(request.args, this.#context(scope.signal)));
+      if (requests.claim(seq)) await this.#respond(seq, command, response);
+      this.#commands.delete(seq);
     });
     return undefined;
   }
@@ -270,7 +275,7 @@ class DapServer {
   }
 
   async #disconnect({ seq, args }: DapRequest): Promise<undefined> {
-    this.#loop.requests.abortAll();
+    this.#loop.requests.abortAll(new DOMException("The client disconnected", "AbortError"));
     const context = this.#context(this.#loop.ended.signal);
     const response = await settle(() => this.#handlers.disconnect?.(args, context));
     await this.#respond(seq, "disconnect", response);
@@ -280,10 +285,15 @@ class DapServer {
 
   async #cancel({ seq, args }: DapRequest): Promise<void> {
     const target = (args as { requestId?: unknown } | undefined)?.requestId;
-    const command = isSeq(target) ? this.#loop.requests.cancel(target) : undefined;
+    const command = isSeq(target) ? this.#commands.get(target) : undefined;
+    const cancelled = command !== undefined &&
+      this.#loop.requests.cancel(
+        target as number,
+        new DOMException("The client cancelled the request", "AbortError"),
+      );
     // DAP: the cancelled request is answered first, with the predefined message "cancelled".
-    if (isSeq(target) && command !== undefined) {
-      await this.#respond(target, command, { success: false, message: "cancelled" });
+    if (cancelled) {
+      await this.#respond(target as number, command, { success: false, message: "cancelled" });
     }
     await this.#respond(seq, "cancel", { success: true, body: undefined });
   }
@@ -298,12 +308,12 @@ class DapServer {
       message,
       (reason) => ({ ...head, success: false, message: `the response body ${reason}` }),
     );
-    return this.#loop.session.send(bytes);
+    return this.#loop.send(bytes);
   }
 
   #event(event: string, body?: object): Promise<void> {
     const message = { type: "event", event, ...(body === undefined ? {} : { body }) };
-    return this.#loop.session.send(this.#frame(message));
+    return this.#loop.send(this.#frame(message));
   }
 
   #output(problem: string): Promise<void> {

@@ -22,12 +22,12 @@ import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
+  ContentLengthServer,
   errorText,
   type FrameAnswers,
-  FrameLoop,
   type FrameOutcome,
   frameResponse,
-} from "../frame_handling.ts";
+} from "../content_length_server.ts";
 import { peekTopLevelMembers } from "../json_head.ts";
 import {
   classifyMessage,
@@ -203,13 +203,13 @@ class LspServer {
   readonly #io: ProtocolIO;
   readonly #handlers: LspHandlers;
   /** Its `ended` is the signal of initialize, shutdown and notification handlers. */
-  readonly #loop: FrameLoop<string, JsonRpcId>;
+  readonly #loop: ContentLengthServer<JsonRpcId>;
   #state: Lifecycle = "uninitialized";
 
   constructor(io: ProtocolIO, handlers: LspHandlers, options: LspOptions) {
     this.#io = io;
     this.#handlers = handlers;
-    this.#loop = new FrameLoop(io, options);
+    this.#loop = new ContentLengthServer(io, "lsp", options);
   }
 
   run(): Promise<void | ProtocolFailure> {
@@ -298,16 +298,16 @@ class LspServer {
         message: `Method not found: ${method}`,
       });
     }
-    const key = requestKey(id);
-    if (this.#loop.requests.has(key)) {
+    const requests = this.#loop.requests;
+    if (requests.has(id)) {
       return await this.#reply(id, {
         code: RpcErrorCode.INVALID_REQUEST,
         message: `Invalid request: id ${JSON.stringify(id)} belongs to a request still in progress`,
       });
     }
-    this.#loop.requests.start(key, id, async (signal) => {
-      const response = await this.#settle(id, method, () => handler(params, this.#context(signal)));
-      if (this.#loop.requests.claim(key)) await this.#respond(id, response);
+    await requests.start(id, async (scope) => {
+      const response = await this.#settle(id, method, () => handler(params, this.#context(scope.signal)));
+      if (requests.claim(id)) await this.#respond(id, response);
     });
   }
 
@@ -340,7 +340,9 @@ class LspServer {
 
   #cancel(id: unknown): void {
     if (!isJsonRpcId(id)) return;
-    if (this.#loop.requests.cancel(requestKey(id)) === undefined) return;
+    if (!this.#loop.requests.cancel(id, new DOMException("The client cancelled the request", "AbortError"))) {
+      return;
+    }
     void this.#reply(id, { code: RpcErrorCode.REQUEST_CANCELLED, message: "Request cancelled" });
   }
 
@@ -374,14 +376,14 @@ class LspServer {
         code: RpcErrorCode.INTERNAL_ERROR,
         message: `Internal error: the result ${reason}`,
       }));
-    return this.#loop.session.send(bytes);
+    return this.#loop.send(bytes);
   }
 
   #context(signal: AbortSignal): LspContext {
     return {
       signal,
       notify: (method, params) =>
-        this.#loop.session.send(
+        this.#loop.send(
           encodeContentLength({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
         ),
       log: (message) => this.#io.log(message),
@@ -398,9 +400,4 @@ class LspServer {
 /** A handler by method name; inherited members (`constructor`, `toString`) are never handlers. */
 function ownHandler<H>(table: Readonly<Record<string, H>> | undefined, method: string): H | undefined {
   return table !== undefined && Object.hasOwn(table, method) ? table[method] : undefined;
-}
-
-/** Request ids `1` and `"1"` are different requests. */
-function requestKey(id: JsonRpcId): string {
-  return `${typeof id}:${id}`;
 }

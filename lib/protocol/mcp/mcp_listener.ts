@@ -8,7 +8,8 @@
  */
 import type { ByteChannel } from "../../runtime/byte_channel.ts";
 import { listenSocket, type SocketAddress, type SocketConnection } from "../../runtime/socket.ts";
-import { type McpServerOptions, serveMcp } from "./mcp_server.ts";
+import { type McpServerOptions, serveLines } from "./line_transport.ts";
+import { McpCore } from "./mcp_core.ts";
 import { SlotPool } from "../slot_pool.ts";
 
 /** Options of {@linkcode listenMcp}: those of a session, plus the bounds over all connections. */
@@ -52,6 +53,8 @@ export interface McpListener {
  */
 export async function listenMcp(address: SocketAddress, options: McpListenerOptions): Promise<McpListener> {
   const shared = new SlotPool(options.maxInFlightTotal ?? 256);
+  // One core for every connection: one catalog, so one confirmation key.
+  const core = new McpCore(options, options.log);
   const maxConnections = Math.max(1, options.maxConnections ?? 128);
   const sessions = new Set<Promise<void>>();
   const draining = new AbortController();
@@ -69,7 +72,7 @@ export async function listenMcp(address: SocketAddress, options: McpListenerOpti
       return;
     }
     open++;
-    const session = serveConnection(connection, options, shared, draining.signal, cancelling.signal)
+    const session = serveConnection(connection, core, options, shared, draining.signal, cancelling.signal)
       .catch((error: unknown) =>
         options.log?.(`mcp: a session from ${connection.peer} failed: ${String(error)}`)
       )
@@ -106,6 +109,7 @@ export async function listenMcp(address: SocketAddress, options: McpListenerOpti
  */
 async function serveConnection(
   connection: SocketConnection,
+  core: McpCore,
   options: McpListenerOptions,
   shared: SlotPool,
   draining: AbortSignal,
@@ -126,7 +130,7 @@ async function serveConnection(
   };
   const log = options.log;
   try {
-    await serveMcp({ channel, signal: ended.signal, ...(log === undefined ? {} : { log }) }, {
+    await serveLines({ channel, signal: ended.signal, ...(log === undefined ? {} : { log }) }, core, {
       ...options,
       sharedInFlight: shared,
     });

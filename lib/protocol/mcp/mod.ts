@@ -17,10 +17,10 @@
  * ```
  * @module
  */
-export { type McpServerIO, type McpServerOptions, serveMcp } from "./mcp_server.ts";
+export { type McpServerIO, type McpServerOptions, serveMcp } from "./line_transport.ts";
 export { listenMcp, type McpListener, type McpListenerOptions } from "./mcp_listener.ts";
+export type { CancelScope } from "../cancel_scope.ts";
 export type {
-  CallCancellation,
   CallToolResult,
   InputRequiredResult,
   JsonToolResult,

@@ -1,3 +1,4 @@
+import type { CancelScope } from "../cancel_scope.ts";
 import type { RpcError } from "../json_rpc.ts";
 import type { LogLevel } from "./request_meta.ts";
 
@@ -56,14 +57,6 @@ export interface ToolCall {
   inputResponses?: unknown;
 }
 
-/** The listening half of an AbortSignal: what a call's {@linkcode ToolCallContext.cancellation} offers. */
-export interface CallCancellation {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
 /** What a tool call may use while it runs. */
 export interface ToolCallContext {
   /** Which era the connection speaks. */
@@ -73,10 +66,10 @@ export interface ToolCallContext {
   /** Fires when the client cancels the call or the server shuts down. Built on first read. */
   readonly signal: AbortSignal;
   /**
-   * The same cancellation as `signal`, for code that only needs to listen: it never builds an AbortSignal
-   * (several µs each in Node 20), so a call that nobody cancels costs nothing.
+   * The same cancellation as `signal`, for code that only needs to listen: it builds no AbortSignal, so a
+   * call that nobody cancels costs nothing for it.
    */
-  readonly cancellation: CallCancellation;
+  readonly cancellation: CancelScope;
   /** Sends `notifications/progress` when the client asked for progress; values must increase. */
   progress(update: { progress: number; total?: number; message?: string }): void;
   /** Sends `notifications/message` when the client opted in at this level or below. */
