@@ -67,8 +67,14 @@ export type {
 export type { CommandEntry, FlagEntry, Manifest, PositionalEntry } from "./lib/command/contract/manifest.ts";
 export { type ManifestIssue, validateManifest } from "./lib/command/contract/manifest_validation.ts";
 
-// Extending the built-in `mcp serve` and `mcp install` (`ToolOptions.extendMcpServe`, `extendMcpInstall`).
+// Extending the built-in `mcp serve`, `mcp install` and `mcp listen` (`ToolOptions.extendMcpServe`, …).
 export type { McpServeDefinition, McpServeFlags } from "./lib/command/builtins/mcp_serve_command.ts";
+export {
+  listenForClients,
+  type McpListenDefinition,
+  type McpListenFlags,
+  type ServedTools,
+} from "./lib/command/builtins/mcp_listen_command.ts";
 export {
   installMcpServer,
   type McpInstallDefinition,

@@ -50,6 +50,7 @@ const BRIDGE = "lib/bridge/mod.ts";
 const DEFERRED = [
   "lib/command/builtins/completions/completion_script.ts",
   "lib/command/builtins/mcp_install/install_server.ts",
+  "lib/command/builtins/mcp_listen/listen_server.ts",
 ];
 /**
  * The modules the library imports with `import()` on common paths: they go to the third chunk, which a run

@@ -33,10 +33,16 @@ import {
   registerMcpInstall,
 } from "./builtins/mcp_install_command.ts";
 import { registerCompletions } from "./builtins/completions_command.ts";
+import {
+  type McpListenDefinition,
+  type McpListenFlags,
+  registerMcpListen,
+} from "./builtins/mcp_listen_command.ts";
 
 /**
- * Options of {@linkcode createTool}. `S` and `I` are the flags of an extended `mcp serve` and `mcp install`,
- * inferred from {@linkcode ToolOptions.extendMcpServe} and {@linkcode ToolOptions.extendMcpInstall}.
+ * Options of {@linkcode createTool}. `S`, `I` and `L` are the flags of an extended `mcp serve`, `mcp install`
+ * and `mcp listen`, inferred from {@linkcode ToolOptions.extendMcpServe}, {@linkcode ToolOptions.extendMcpInstall}
+ * and {@linkcode ToolOptions.extendMcpListen}.
  *
  * @example
  * ```ts
@@ -46,6 +52,7 @@ import { registerCompletions } from "./builtins/completions_command.ts";
 export interface ToolOptions<
   S extends Record<string, FlagSpec> = Record<string, FlagSpec>,
   I extends McpInstallFlags = McpInstallFlags,
+  L extends McpListenFlags = McpListenFlags,
 > {
   /** The program name, lowercase kebab-case: `notes`. */
   name: string;
@@ -113,6 +120,13 @@ export interface ToolOptions<
    * ```
    */
   extendMcpInstall?: (builtin: McpInstallDefinition) => CommandDefinition<I>;
+  /**
+   * Builds the tool's `mcp listen` from the built-in one, to serve more than the tool's own commands: keep
+   * `builtin.flags`, add your own, and call `listenForClients(ctx, served)`, or `builtin.run(ctx)` for the
+   * plain case. Whatever it returns, the manifest entry stays at least as dangerous as the most severe command
+   * served. @default the built-in
+   */
+  extendMcpListen?: (builtin: McpListenDefinition) => CommandDefinition<L>;
 }
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -175,6 +189,7 @@ export class Tool {
     registerManifest(this);
     registerMcpServe(this, options.extendMcpServe);
     registerMcpInstall(this, options.extendMcpInstall);
+    registerMcpListen(this, options.extendMcpListen);
     registerCompletions(this);
   }
 
@@ -242,6 +257,7 @@ export class Tool {
 export function createTool<
   const S extends Record<string, FlagSpec> = Record<string, FlagSpec>,
   const I extends McpInstallFlags = McpInstallFlags,
->(options: ToolOptions<S, I>): Tool {
+  const L extends McpListenFlags = McpListenFlags,
+>(options: ToolOptions<S, I, L>): Tool {
   return new Tool(options);
 }

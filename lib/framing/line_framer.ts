@@ -1,13 +1,17 @@
+import type { ByteBudget } from "./byte_budget.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, sizeLimit } from "./limits.ts";
 import { splitterStreams } from "./splitter_streams.ts";
 
 // Part of this module's public surface too: the package entry point and the MCP server import it from here.
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.ts";
 
-/** One frame out of a {@linkcode LineFramer}: a whole line, or a line that was too long and was discarded. */
+/**
+ * One frame out of a {@linkcode LineFramer}: a whole line, or a line that was discarded — too long, or, with
+ * `bufferFull`, longer than the shared budget had room for while it arrived.
+ */
 export type LineFrame =
   | { kind: "line"; bytes: Uint8Array }
-  | { kind: "oversized"; size: number };
+  | { kind: "oversized"; size: number; bufferFull?: true };
 
 /**
  * Options for {@linkcode LineSplitter} and {@linkcode LineFramer}. The limit is a whole number of bytes, at
@@ -21,6 +25,11 @@ export type LineFrame =
 export interface LineFramerOptions {
   /** Longest accepted line in bytes, without its line ending. Longer lines are dropped whole. @default 67108864 (64 MiB) */
   maxLineBytes?: number;
+  /**
+   * Bytes shared with other splitters: a partial line held across chunks takes its bytes from here, and a
+   * line the budget has no room for is dropped whole like an oversized one.
+   */
+  budget?: ByteBudget;
 }
 
 const LF = 0x0a;
@@ -73,11 +82,17 @@ export class LineSplitter {
   #growing: GrowableBuffer | undefined;
   #discarding = false;
   #discardedBytes = 0;
+  readonly #budget: ByteBudget | undefined;
+  /** The bytes of the partial line taken from the budget. */
+  #budgeted = 0;
+  /** The line being discarded ran out of budget, not over the limit. */
+  #bufferFull = false;
 
   /** A splitter with the given limit. */
   constructor(options: LineFramerOptions = {}) {
     this.#max = sizeLimit("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_MESSAGE_BYTES);
     this.#holdLimit = Math.min(this.#max + 1, MAX_HELD_BYTES);
+    this.#budget = options.budget;
   }
 
   /** Splits one chunk, appending the frames it completes to `out`. */
@@ -99,9 +114,13 @@ export class LineSplitter {
 
   #emit(tail: Uint8Array, out: LineFrame[]): void {
     if (this.#discarding) {
-      out.push({ kind: "oversized", size: this.#discardedBytes + tail.length });
+      const size = this.#discardedBytes + tail.length;
+      out.push(
+        this.#bufferFull ? { kind: "oversized", size, bufferFull: true } : { kind: "oversized", size },
+      );
       this.#discarding = false;
       this.#discardedBytes = 0;
+      this.#bufferFull = false;
       return;
     }
     const size = this.#partBytes + tail.length;
@@ -137,12 +156,15 @@ export class LineSplitter {
       return;
     }
     const size = this.#partBytes + piece.length;
-    if (size > this.#holdLimit) {
+    const fits = size <= this.#holdLimit;
+    if (!fits || (this.#budget !== undefined && !this.#budget.take(piece.length))) {
       this.#discarding = true;
       this.#discardedBytes = size;
+      this.#bufferFull = fits;
       this.#release();
       return;
     }
+    this.#budgeted += this.#budget === undefined ? 0 : piece.length;
     if (this.#growing === undefined && size > GROW_IN_PLACE_BYTES) this.#startGrowing();
     // Copy: the producer may reuse its chunk buffer once we return.
     if (this.#growing !== undefined) return this.#grow(piece);
@@ -184,11 +206,15 @@ export class LineSplitter {
     this.#partBytes = size;
   }
 
-  /** Lets go of the partial line. */
+  /** Lets go of the partial line, and of its bytes in the budget. */
   #release(): void {
     this.#parts = [];
     this.#partBytes = 0;
     this.#growing = undefined;
+    if (this.#budgeted > 0) {
+      this.#budget!.give(this.#budgeted);
+      this.#budgeted = 0;
+    }
   }
 }
 

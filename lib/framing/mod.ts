@@ -25,6 +25,7 @@ export {
   type HeaderProblem,
 } from "./content_length_framer.ts";
 export { SerialWriter, type SerialWriterOptions } from "./serial_writer.ts";
+export { ByteBudget } from "./byte_budget.ts";
 export { DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_MESSAGE_BYTES } from "./limits.ts";
 export {
   type ByteChannel,

@@ -58,6 +58,13 @@ export interface FrameSessionOptions<F> {
    * @default false
    */
   answerAfterStop?: boolean;
+  /**
+   * Ends the session, like the end of its input, once nothing has arrived for this long while no request is
+   * in flight and `busy` says nothing else is going on. 0 or absent: never.
+   */
+  idleMs?: number;
+  /** Whether the session is in use though no request is in flight (an open subscription). */
+  busy?(): boolean;
   /** A diagnostic line (stderr). */
   log?(message: string): void;
 }
@@ -90,6 +97,8 @@ export class FrameSession<F, K, R> {
   readonly #reading = new AbortController();
   #result: { end: R } | undefined;
   #closed = false;
+  /** The session ended for idleness. */
+  #idled = false;
 
   constructor(channel: ByteChannel, options: FrameSessionOptions<F>) {
     this.#channel = channel;
@@ -122,15 +131,17 @@ export class FrameSession<F, K, R> {
     signal?.addEventListener("abort", stop, { once: true });
     if (signal?.aborted) stop();
     void this.#out.failed.then(stop);
+    const idle = this.#watchIdle();
     const frames: F[] = [];
     try {
       // readChunks reads the next chunk, or sees the end, only once the frames of this one are handed on.
       await readChunks(this.#channel, (chunk) => {
         if (this.#over()) return undefined;
+        idle?.input();
         splitter.push(chunk, frames);
         return this.#dispatch(frames, onFrame);
       }, this.#reading.signal);
-      if (!this.#over()) {
+      if (!this.#over() && !this.#idled) {
         splitter.end(frames);
         await this.#dispatch(frames, onFrame);
       }
@@ -138,6 +149,9 @@ export class FrameSession<F, K, R> {
       // A failed read ends the session like the input's end, but for a partial last frame.
       log?.(`${name}: reading the input failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+    idle?.stop();
+    // What a partial frame holds is let go of (a shared budget gets its bytes back); it is answered no more.
+    splitter.end([]);
     if (this.#result !== undefined) {
       this.requests.abortAll(new DOMException("the session ended", "AbortError"));
     } else if (signal?.aborted !== true || this.#options.answerAfterStop === true) {
@@ -151,6 +165,32 @@ export class FrameSession<F, K, R> {
     this.#closed = true;
     this.#channel.release();
     return this.#result?.end;
+  }
+
+  /** A timer that ends an idle session (see `idleMs`); `undefined` when sessions never idle out. */
+  #watchIdle(): { input(): void; stop(): void } | undefined {
+    const idleMs = this.#options.idleMs ?? 0;
+    if (!(idleMs > 0)) return undefined;
+    let last = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      const quiet = Date.now() - last;
+      const busy = !this.requests.idle || this.#options.busy?.() === true;
+      if (quiet >= idleMs && !busy) {
+        this.#idled = true;
+        this.#options.log?.(
+          `${this.#options.name}: nothing arrived for ${idleMs / 1000} s; the session ends`,
+        );
+        this.#reading.abort();
+        return;
+      }
+      timer = setTimeout(check, busy ? idleMs : idleMs - quiet);
+    };
+    timer = setTimeout(check, idleMs);
+    return {
+      input: () => void (last = Date.now()),
+      stop: () => clearTimeout(timer),
+    };
   }
 
   #over(): boolean {

@@ -37,6 +37,11 @@ export class InFlight<K> {
     this.#slots = new SlotPool(limit, enclosing);
   }
 
+  /** Whether nothing is owed: no work running or waiting, no answer outstanding. */
+  get idle(): boolean {
+    return this.#owed === 0;
+  }
+
   /** Whether a request with this key was started and is not yet claimed. */
   has(key: K): boolean {
     return this.#open.has(key);

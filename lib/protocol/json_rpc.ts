@@ -14,6 +14,8 @@ export const RpcErrorCode = {
   SERVER_NOT_INITIALIZED: -32002,
   /** LSP: the request was cancelled. */
   REQUEST_CANCELLED: -32800,
+  /** MCP 2026-07-28 over HTTP: a header is missing, malformed, or does not match the body. */
+  HEADER_MISMATCH: -32020,
   /** MCP 2026-07-28: the request needs a client capability it did not declare. */
   MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   /** MCP 2026-07-28: the requested protocol version is not served. */

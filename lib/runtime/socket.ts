@@ -5,7 +5,7 @@
  * @module
  */
 import type * as NodeNet from "node:net";
-import { nodeProcess } from "./node_process.ts";
+import { nodeFs, nodeProcess } from "./node_process.ts";
 import type { ByteChannel } from "./byte_channel.ts";
 import { nodeStreamReader, nodeWrite } from "./stdio.ts";
 
@@ -53,7 +53,12 @@ export function listenSocket(
   address: SocketAddress,
   onConnection: (connection: SocketConnection) => void,
 ): Promise<SocketListener> {
-  const server = netModule().createServer((socket) => onConnection(connectionOf(socket)));
+  // Half-open: a client that shuts down its sending side (`shutdown(SHUT_WR)`, `nc -N`) still reads the
+  // answers to what it sent; the server ends its side once it has answered.
+  const server = netModule().createServer(
+    { allowHalfOpen: true },
+    (socket) => onConnection(connectionOf(socket)),
+  );
   return new Promise<SocketListener>((resolve, reject) => {
     server.once("error", reject);
     const listening = () => {
@@ -89,6 +94,35 @@ export function connectSocket(address: SocketAddress): Promise<SocketConnection>
       resolve(connectionOf(socket));
     });
   });
+}
+
+/**
+ * Makes a Unix socket path free to listen on: nothing there, or a socket file nobody listens on any more
+ * (left by a server that died), which is removed. `live` when a server answers on it, `not-socket` when
+ * something else is there — a file, a FIFO, a device — which is never touched.
+ *
+ * @example
+ * ```ts
+ * if ((await claimSocketPath("/tmp/tools.sock")) !== "free") console.error("the path is taken");
+ * ```
+ */
+export async function claimSocketPath(path: string): Promise<"free" | "live" | "not-socket"> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await nodeFs().lstat(path)).isSocket();
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return "free";
+    throw error;
+  }
+  if (!isSocket) return "not-socket";
+  const refused = await connectSocket({ kind: "unix", path }).then(
+    (connection) => (connection.close(), undefined),
+    (error: unknown) => (error as { code?: string }).code,
+  );
+  // Only a refusal (or the file gone meanwhile) means nobody listens: a full backlog (EAGAIN) is a live server.
+  if (refused !== "ECONNREFUSED" && refused !== "ENOENT") return "live";
+  await nodeFs().rm(path, { force: true });
+  return "free";
 }
 
 function connectionOf(socket: NodeNet.Socket): SocketConnection {

@@ -1,6 +1,6 @@
-// The built-in commands come with the tool itself — `manifest`, `mcp serve`, `mcp install`, `completions`
-// on every tool — and `mcp serve` and `mcp install` are extended through one option each
-// (`extendMcpServe`, `extendMcpInstall`), as the `lab` fixture does with `--banner`.
+// The built-in commands come with the tool itself — `manifest`, `mcp serve`, `mcp listen`, `mcp install`,
+// `completions` on every tool — and `mcp serve`, `mcp listen` and `mcp install` are extended through one
+// option each (`extendMcpServe`, `extendMcpListen`, `extendMcpInstall`), as the `lab` fixture does with `--banner`.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTool, validateManifest } from "../../mod.ts";
@@ -12,7 +12,7 @@ const INITIALIZE =
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
 
 describe("built-in commands", () => {
-  it("every tool has the four built-ins, and two tools in one process each have their own", async () => {
+  it("every tool has the five built-ins, and two tools in one process each have their own", async () => {
     const plain = createTool({ name: "plain", version: "1.0.0", description: "Plain" });
     const hub = createTool({
       name: "hub",
@@ -23,7 +23,13 @@ describe("built-in commands", () => {
     const again = createTool({ name: "again", version: "1.0.0", description: "Again" });
     for (const tool of [plain, hub, again]) {
       const { commands } = await tool.manifest();
-      assert.deepEqual(Object.keys(commands).sort(), ["completions", "manifest", "mcp.install", "mcp.serve"]);
+      assert.deepEqual(Object.keys(commands).sort(), [
+        "completions",
+        "manifest",
+        "mcp.install",
+        "mcp.listen",
+        "mcp.serve",
+      ]);
     }
     assert.equal((await hub.manifest()).commands["mcp.serve"]!.description, "The hub's own server");
     for (const tool of [plain, again]) {
@@ -47,10 +53,13 @@ describe("built-in commands", () => {
       "completions",
       "manifest",
       "mcp.install",
+      "mcp.listen",
       "mcp.serve",
     ]);
     for (const { path, definition, served, entry } of builtins) {
-      assert.doesNotThrow(() => validateDefinition(path, definition), path);
+      // `mcp listen` implements `--dry-run` itself: it lists what would be served.
+      const ownFlags = path === "mcp.listen" ? ["dry-run"] : [];
+      assert.doesNotThrow(() => validateDefinition(path, definition, ownFlags), path);
       // Built on first use, they reserve no alias: they must declare none.
       assert.equal(definition.aliases, undefined, path);
       // An MCP server leaves out the ones registered as never served without building them: each of them
@@ -60,6 +69,7 @@ describe("built-in commands", () => {
     assert.deepEqual(builtins.filter(({ served }) => served === false).map(({ path }) => path).sort(), [
       "completions",
       "mcp.install",
+      "mcp.listen",
       "mcp.serve",
     ]);
     assert.deepEqual(validateManifest(await tool.manifest()), []);

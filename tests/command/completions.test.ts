@@ -155,7 +155,7 @@ describe("notes completions bash: loaded into bash", () => {
       ]);
       assert.equal(top, "add completions init list lsp manifest mcp remove show");
       assert.equal(prefix, "add");
-      assert.equal(nested, "install serve");
+      assert.equal(nested, "install listen serve");
       assert.equal(
         addFlags,
         "--title --body --tag --idempotency-key --format --timeout --help --schema --version",
@@ -306,7 +306,7 @@ describe("notes completions zsh", { skip: NO_ZSH }, () => {
     });
     assert.deepEqual(out.trim().split("\n"), [
       "describe: add completions init list lsp manifest mcp remove show",
-      "describe: install serve",
+      "describe: install listen serve",
       "describe: --title --body --tag --idempotency-key --format --timeout --help -h --schema --version",
       "compadd: claude-desktop|claude-code|vscode|cursor",
       "compset -P *=",
@@ -325,7 +325,7 @@ describe("notes completions fish", { skip: NO_FISH }, () => {
         return out.trim().split("\n").map((entry) => entry.split("\t")[0]).join(" ");
       };
       assert.equal(await complete("notes "), "add completions init list lsp manifest mcp remove show");
-      assert.equal(await complete("notes mcp "), "install serve");
+      assert.equal(await complete("notes mcp "), "install listen serve");
       assert.equal(await complete("notes add --t"), "--tag --timeout --title");
       assert.equal(await complete("notes mcp install --client "), "claude-code claude-desktop cursor vscode");
       assert.equal(await complete("notes --format="), "--format=json --format=plain");

@@ -103,10 +103,11 @@ describe("manifest schema: the real manifests pass", () => {
     }
   });
 
-  it("mcp: false appears on every command the MCP server leaves out (init, completions, mcp install, protocol servers) and on no other", async () => {
+  it("mcp: false appears on every command the MCP server leaves out (init, completions, mcp install, mcp listen, protocol servers) and on no other", async () => {
     const { commands } = await notes();
     for (const [path, entry] of Object.entries<Loose>(commands)) {
-      const leftOut = ["init", "completions", "mcp.install"].includes(path) || entry.stdout === "protocol";
+      const leftOut = ["init", "completions", "mcp.install", "mcp.listen"].includes(path) ||
+        entry.stdout === "protocol";
       if (leftOut) assert.equal(entry.mcp, false, path);
       else assert.equal("mcp" in entry, false, path);
     }

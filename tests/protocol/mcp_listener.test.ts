@@ -1,7 +1,10 @@
 // MCP on a listening socket (listenMcp): many clients at once, each its own session and era, with no
-// cross-talk; the per-connection and the global in-flight bounds; a closed connection cancels its calls; close()
-// lets open calls finish within the grace period and cancels the rest. Real sockets, Unix and TCP.
+// cross-talk; the per-connection and the global in-flight bounds; a half-closed connection is answered, a reset
+// one cancelled; the bytes of unfinished messages bounded over all connections; idle connections closed; close()
+// lets open calls finish within the grace period and cancels the rest, saying why. Real sockets, Unix and TCP.
+import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
+import process from "node:process";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { listenMcp } from "../../lib/protocol/mcp/mcp_listener.ts";
@@ -78,6 +81,20 @@ async function client(address: SocketAddress) {
 }
 
 const serverInfo = { name: "sockets", version: "1.0.0" };
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A raw TCP client: its socket, and everything the server sent once the server closed its side. */
+function rawSocket(port: number): Promise<{ socket: Socket; ended: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk.toString("utf8")));
+    socket.on("error", () => {});
+    const ended = new Promise<string>((done) => socket.once("close", () => done(received)));
+    socket.once("connect", () => resolve({ socket, ended }));
+    socket.once("error", reject);
+  });
+}
 const cleanups: Array<() => void> = [];
 after(() => cleanups.forEach((cleanup) => cleanup()));
 
@@ -149,19 +166,126 @@ describe("listenMcp", () => {
     }
   });
 
-  it("a connection the client closes has its open calls cancelled", async () => {
+  it("a client that half-closes still gets the answers to what it sent; one that resets has its calls cancelled", async () => {
     const { catalog, stats } = labCatalog();
-    const listener = await listenMcp(unixAddress(), { serverInfo, catalog });
+    const listener = await listenMcp({ kind: "tcp", host: "127.0.0.1", port: 0 }, { serverInfo, catalog });
     try {
-      const c = await client(listener.address);
-      await c.send(modern(1, "tools/call", { name: "wait", arguments: { ms: 30_000 } }));
-      while (stats.peak === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      await c.close();
-      while (listener.connections > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      assert.equal(stats.cancelled, 1);
+      const port = (listener.address as { port: number }).port;
+      // Half-close, as `nc -N` and socat do: the request, then shutdown(SHUT_WR).
+      const half = await rawSocket(port);
+      half.socket.end(
+        `${JSON.stringify(modern(1, "tools/call", { name: "wait", arguments: { ms: 200 } }))}\n`,
+      );
+      const answer = JSON.parse((await half.ended).trim());
+      assert.equal(answer.id, 1);
+      assert.equal(
+        answer.result.content[0].text,
+        "waited",
+        "the call sent before the half-close is answered",
+      );
+      assert.equal(stats.cancelled, 0);
+      // A reset: the client is gone, so its call is cancelled rather than answered to nobody.
+      const reset = await rawSocket(port);
+      reset.socket.write(
+        `${JSON.stringify(modern(2, "tools/call", { name: "wait", arguments: { ms: 30_000 } }))}\n`,
+      );
+      while (stats.peak < 1 || listener.connections < 1) await delay(5);
+      await delay(50);
+      reset.socket.resetAndDestroy();
+      const deadline = Date.now() + 10_000;
+      while (stats.cancelled < 1 && Date.now() < deadline) await delay(10);
+      assert.equal(stats.cancelled, 1, "the reset connection's call is cancelled");
     } finally {
       await listener.close();
     }
+  });
+
+  it("bounds the bytes of unfinished messages over all connections", async () => {
+    const { catalog } = labCatalog();
+    const listener = await listenMcp({ kind: "tcp", host: "127.0.0.1", port: 0 }, {
+      serverInfo,
+      catalog,
+      maxBufferedBytes: 1024 * 1024,
+    });
+    try {
+      const port = (listener.address as { port: number }).port;
+      const text = "x".repeat(700 * 1024);
+      const line = JSON.stringify(modern(1, "tools/call", { name: "echo", arguments: { text } }));
+      const first = await rawSocket(port);
+      const second = await rawSocket(port);
+      // The first connection holds ~700 KiB of an unfinished line; the second's as long a line finds no room.
+      first.socket.write(line.slice(0, line.length - 10));
+      await delay(200);
+      second.socket.end(`${line}\n`);
+      const refused = JSON.parse((await second.ended).trim());
+      assert.equal(refused.error?.code, -32600);
+      assert.match(refused.error.message, /buffer for unfinished messages was full/);
+      // Its bytes given back, the first connection's line is served whole.
+      first.socket.end(`${line.slice(line.length - 10)}\n`);
+      const served = JSON.parse((await first.ended).trim());
+      assert.equal(served.result.content[0].text.length, text.length);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("closes a connection that sends nothing for the idle time, unless a call is in flight", async () => {
+    const { catalog } = labCatalog();
+    const log: string[] = [];
+    const listener = await listenMcp({ kind: "tcp", host: "127.0.0.1", port: 0 }, {
+      serverInfo,
+      catalog,
+      idleTimeoutMs: 300,
+      log: (line) => log.push(line),
+    });
+    try {
+      const port = (listener.address as { port: number }).port;
+      const idle = await rawSocket(port);
+      const busy = await rawSocket(port);
+      busy.socket.write(
+        `${JSON.stringify(modern(1, "tools/call", { name: "wait", arguments: { ms: 900 } }))}\n`,
+      );
+      const started = Date.now();
+      assert.equal(await idle.ended, "", "the idle connection is closed with nothing sent");
+      assert.ok(Date.now() - started < 3_000);
+      const answer = JSON.parse((await busy.ended).split("\n")[0]!);
+      assert.equal(answer.result.content[0].text, "waited", "a connection with a call in flight is not idle");
+      assert.ok(log.some((line) => /nothing arrived for 0.3 s/.test(line)), log.join(" | "));
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("many connections raise no MaxListenersExceededWarning, and a closing listener says why calls end", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    const { catalog } = labCatalog();
+    const reasons: string[] = [];
+    const listener = await listenMcp(unixAddress(), {
+      serverInfo,
+      catalog: {
+        ...catalog,
+        call: (call, context) => {
+          context.cancellation.addEventListener(
+            "abort",
+            () => reasons.push(String(context.cancellation.reason)),
+          );
+          return catalog.call(call, context);
+        },
+      },
+    });
+    const clients = await Promise.all(Array.from({ length: 24 }, () => client(listener.address)));
+    await Promise.all(
+      clients.map((c, n) => c.send(modern(n, "tools/call", { name: "wait", arguments: { ms: 30_000 } }))),
+    );
+    await delay(200);
+    await listener.close(50);
+    process.off("warning", onWarning);
+    assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+    assert.equal(reasons.length, 24);
+    assert.ok(reasons.every((reason) => /the server is shutting down/.test(reason)), reasons[0]);
+    await Promise.all(clients.map((c) => c.close()));
   });
 
   it("close() lets open calls finish within the grace period and cancels the rest", async () => {

@@ -1,7 +1,9 @@
 // `toolwire mcp listen --exec "<cli>" <address>`: a bridged CLI served on a Unix socket or a loopback TCP port
 // to many clients at once, spawned for real; SIGTERM closes it with exit 143 and the envelope; loopback only
-// unless --allow-remote; a stale socket file is reused, a live one is a conflict.
-import { existsSync, writeFileSync } from "node:fs";
+// unless --allow-remote; a stale socket file is reused, a live one, a file or a FIFO is a conflict and left
+// alone; --dry-run lists what would be served and listens nowhere; per-call flags are not offered.
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -125,7 +127,7 @@ describe("toolwire mcp listen", () => {
       const address of [
         "tcp:0.0.0.0:0",
         "tcp:192.0.2.1:7000",
-        "http://localhost:80",
+        "http://192.0.2.1:80/mcp",
         "tcp:127.0.0.1:70000",
         "unix:",
       ]
@@ -166,6 +168,59 @@ describe("toolwire mcp listen", () => {
       env: { NOTES_HOME: dir },
     });
     assert.equal(refused.code, 6, refused.stderr);
+    // A FIFO (or a device: as root, unix:/dev/null) is not a socket either, and is never removed.
+    const fifo = join(dir, "fifo");
+    if (spawnSync("mkfifo", [fifo]).status === 0) {
+      const onFifo = await run([...TOOLWIRE, "mcp", "listen", "--exec", execLine(NOTES), `unix:${fifo}`], {
+        env: { NOTES_HOME: dir },
+      });
+      assert.equal(onFifo.code, 6, onFifo.stderr);
+      assert.equal(lstatSync(fifo).isFIFO(), true, "the FIFO is left alone");
+    }
+  });
+
+  it("--dry-run lists what would be served with each danger level and listens nowhere; per-call flags are refused", async () => {
+    const dir = scratch();
+    const path = join(dir, "dry.sock");
+    const dry = await run([
+      ...TOOLWIRE,
+      "mcp",
+      "listen",
+      "--exec",
+      execLine(NOTES),
+      "--dry-run",
+      `unix:${path}`,
+    ], {
+      env: { NOTES_HOME: dir },
+    });
+    assert.equal(dry.code, 0, dry.stderr);
+    const data = onlyEnvelope(dry.stdout).data;
+    assert.equal(data.effect, "would_listen");
+    assert.deepEqual(
+      Object.fromEntries(data.tools.map((tool: Loose) => [tool.name, tool.danger_level])),
+      { add: "mutating", list: "safe", manifest: "safe", remove: "destructive", show: "safe" },
+    );
+    assert.equal(existsSync(path), false, "nothing listens");
+    for (const flag of [["--idempotency-key", "k1"], ["--confirm-destructive"]]) {
+      const result = await run([
+        ...TOOLWIRE,
+        "mcp",
+        "listen",
+        "--exec",
+        execLine(NOTES),
+        ...flag,
+        `unix:${path}`,
+      ], {
+        env: { NOTES_HOME: dir },
+      });
+      assert.equal(result.code, 2, `${flag[0]}: ${result.stderr}`);
+      assert.match(onlyEnvelope(result.stdout).error.message, new RegExp(`unknown flag ${flag[0]}`));
+    }
+    const open = await run([...TOOLWIRE, "mcp", "listen", "--allow-remote", "http://192.0.2.1:0/mcp"], {
+      env: { NOTES_HOME: dir },
+    });
+    assert.equal(open.code, 2, "an HTTP endpoint others can reach needs authentication, or --no-auth");
+    assert.match(onlyEnvelope(open.stdout).error.message, /needs authentication/);
   });
 
   it("is not an MCP tool of toolwire's own server", async () => {

@@ -69,7 +69,8 @@ const CONTRACT_CHECKS: readonly Check[] = [
 /**
  * Checks a command declaration against every registration rule (docs/contract.md#registration), those of
  * protocol commands (REQ-C-032) included, throwing a {@linkcode RegistrationError} that names the command and
- * the field at the first broken rule.
+ * the field at the first broken rule. `ownFlags` names framework flags the command declares and implements
+ * itself (`mcp listen`'s `--dry-run`): they pass the rule that reserves those names.
  *
  * @example
  * ```ts
@@ -79,7 +80,17 @@ const CONTRACT_CHECKS: readonly Check[] = [
  * validateDefinition("notes.add", definition); // throws on a bad declaration
  * ```
  */
-export function validateDefinition(path: string, definition: AnyCommandDefinition): void {
+export function validateDefinition(
+  path: string,
+  definition: AnyCommandDefinition,
+  ownFlags: readonly string[] = [],
+): void {
+  if (ownFlags.length > 0 && definition.flags !== undefined) {
+    const flags = Object.fromEntries(
+      Object.entries(definition.flags).filter(([name]) => !ownFlags.includes(name)),
+    );
+    return validateDefinition(path, { ...definition, flags } as AnyCommandDefinition);
+  }
   const fail = (field: string, problem: string): never => {
     throw new RegistrationError(path, field, problem);
   };

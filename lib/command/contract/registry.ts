@@ -96,9 +96,24 @@ export class CommandRegistry {
   readonly #words = new Map<string, string>();
   readonly #refiners = new Map<string, EntryRefiner>();
 
-  /** Registers a command; throws {@linkcode RegistrationError} when the declaration breaks a rule. */
-  register(path: string, definition: AnyCommandDefinition, refiner?: EntryRefiner): void {
-    validateDefinition(path, definition);
+  /**
+   * Registers a command; throws {@linkcode RegistrationError} when the declaration breaks a rule.
+   * `ownFlags` names framework flags the command declares and implements itself (`mcp listen`'s `--dry-run`,
+   * which lists what would be served): they pass the rule that reserves those names.
+   */
+  register(
+    path: string,
+    definition: AnyCommandDefinition,
+    refiner?: EntryRefiner,
+    ownFlags: readonly string[] = [],
+  ): void {
+    const flags = definition.flags === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(definition.flags).filter(([name]) => !ownFlags.includes(name)));
+    validateDefinition(
+      path,
+      ownFlags.length === 0 ? definition : { ...definition, flags } as AnyCommandDefinition,
+    );
     this.#add(path, definition, refiner);
   }
 

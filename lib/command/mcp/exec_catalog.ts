@@ -95,7 +95,7 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
     });
   }
   if (run.ending === "cancelled") {
-    const cancellation = new Cancellation();
+    const cancellation = Cancellation.of(call.context.cancellation.reason);
     return makeEnvelope({ exitCode: cancellation.exitCode, error: cancelledError(cancellation), startedAt });
   }
   const read = readEnvelope(lastLine(run.stdout));

@@ -130,7 +130,7 @@ export function runWithDeadline<T>(
       resolve(settled);
     };
     const onAbort = () => {
-      cancellation = outside!.reason instanceof Cancellation ? outside!.reason : new Cancellation();
+      cancellation = Cancellation.of(outside!.reason);
       scope.abort(cancellation);
       const answer = cancellation;
       graceTimer = setTimeout(() => finish({ kind: "cancelled", cancellation: answer }), CANCEL_GRACE_MS);

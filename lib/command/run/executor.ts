@@ -208,8 +208,7 @@ async function answerWithKey(
 function keyUnavailable(execution: Execution, key: string, error: unknown): ResponseEnvelope {
   const { invocation } = execution;
   if (invocation.signal?.aborted) {
-    const reason = invocation.signal.reason;
-    const cancellation = reason instanceof Cancellation ? reason : new Cancellation();
+    const cancellation = Cancellation.of(invocation.signal.reason);
     return execution.finish(cancellation.exitCode, null, cancelledError(cancellation));
   }
   if (error instanceof FileLockTimeoutError) {

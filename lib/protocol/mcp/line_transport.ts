@@ -16,6 +16,7 @@
  *   input is seen only after every earlier line was handed over, so no line is handled twice.
  * @module
  */
+import type { ByteBudget } from "../../framing/byte_budget.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 import type { ByteChannel } from "../../runtime/byte_channel.ts";
 import { FrameSession, type FrameStep } from "../frame_session.ts";
@@ -53,6 +54,10 @@ export interface McpServerOptions extends McpCoreOptions {
    * session and one of this pool.
    */
   sharedInFlight?: SlotPool;
+  /** Bytes of unfinished messages, shared with other sessions; a message that finds no room is skipped. */
+  sharedBuffer?: ByteBudget;
+  /** The session ends once nothing arrives for this long with nothing in flight and no subscription. 0: never. */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -126,7 +131,12 @@ class LineSession {
     this.#log = io.log;
     this.#frames = new FrameSession(io.channel, {
       name: "mcp",
-      splitter: new LineSplitter({ maxLineBytes: this.#maxMessageBytes }),
+      splitter: new LineSplitter({
+        maxLineBytes: this.#maxMessageBytes,
+        ...(options.sharedBuffer === undefined ? {} : { budget: options.sharedBuffer }),
+      }),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleMs: options.idleTimeoutMs }),
+      busy: () => this.#mcp.subscriptions.count > 0,
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.sharedInFlight === undefined ? {} : { enclosing: options.sharedInFlight }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
@@ -152,8 +162,9 @@ class LineSession {
     if (frame.kind === "oversized") {
       return this.#answerNow(errorResponse(null, {
         code: RpcErrorCode.INVALID_REQUEST,
-        message:
-          `Invalid request: message of ${frame.size} bytes exceeds the ${this.#maxMessageBytes}-byte limit; it was discarded`,
+        message: frame.bufferFull === true
+          ? `Invalid request: message of ${frame.size} bytes arrived while the server's buffer for unfinished messages was full; it was discarded`
+          : `Invalid request: message of ${frame.size} bytes exceeds the ${this.#maxMessageBytes}-byte limit; it was discarded`,
       }));
     }
     const decoded = decodeJson(frame.bytes);

@@ -32,6 +32,11 @@ export class Subscriptions {
     this.#toolsCanChange = toolsCanChange;
   }
 
+  /** How many are open. */
+  get count(): number {
+    return this.#ids.size;
+  }
+
   /** Whether `id` names an open subscription. */
   has(id: JsonRpcId): boolean {
     return this.#ids.has(id);

@@ -1,0 +1,148 @@
+/**
+ * What `mcp listen` does once its flags are read: the dry run's list of tools, or the listener itself —
+ * sockets through the line transport, HTTP through the Streamable HTTP endpoint — until the invocation is
+ * cancelled, then a graceful close. Loaded on first use: a tool's start never pays for it.
+ * @module
+ */
+import { CommandError } from "../../contract/command_error.ts";
+import type { CommandContext } from "../../contract/contract.ts";
+import { ExitCode } from "../../../exit_code.ts";
+import { listenMcp } from "../../../protocol/mcp/mcp_listener.ts";
+import { listenMcpHttp } from "../../../protocol/mcp/http_listener.ts";
+import type { McpTool } from "../../../protocol/mcp/tool_catalog.ts";
+import { claimSocketPath } from "../../../runtime/socket.ts";
+import { removeFile } from "../../../runtime/fs.ts";
+import { errorMessage } from "../../run/thrown_error.ts";
+import { MAX_GRACE_SECONDS, type McpListenFlags, type ServedTools } from "../mcp_listen_command.ts";
+import { formatListenAddress, isLoopback, type ListenAddress, parseListenAddress } from "./listen_address.ts";
+
+/**
+ * Serves `served` on the invocation's address until it is cancelled; with `--dry-run`, the tools that would
+ * be served, each with its danger level.
+ *
+ * @example
+ * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ * import type { McpListenFlags, ServedTools } from "../mcp_listen_command.ts";
+ *
+ * declare const ctx: CommandContext<McpListenFlags>;
+ * declare const served: ServedTools;
+ * const data = await runListener(ctx, served);
+ * ```
+ */
+export async function runListener(
+  ctx: CommandContext<McpListenFlags>,
+  served: ServedTools,
+): Promise<Record<string, unknown>> {
+  const flags = ctx.flags;
+  const address = parseListenAddress(String(ctx.args.address), flags["allow-remote"]);
+  const limits = checkedLimits(flags, address);
+  if (flags["dry-run"]) {
+    const tools = served.catalog.tools().map((tool) => ({ name: tool.name, danger_level: dangerOf(tool) }));
+    return {
+      effect: "would_listen",
+      address: formatListenAddress(address),
+      would_affect: tools.map((tool) => tool.name),
+      tools,
+    };
+  }
+  if (address.kind === "unix") await claimPath(address.path);
+  const options = { ...served, ...limits, log: ctx.log };
+  const listener = await (address.kind === "http"
+    ? listenMcpHttp(address, {
+      ...options,
+      // One bound over every request: an HTTP connection carries one request at a time.
+      maxInFlight: limits.maxInFlightTotal,
+      allowedOrigins: flags["allow-origin"],
+      anyHost: flags["allow-remote"],
+    }).then((http) => ({ shown: http.url, close: (graceMs: number) => http.close(graceMs) }))
+    : listenMcp(address, options).then((socket) => ({
+      shown: formatListenAddress(socket.address),
+      close: (graceMs: number) => socket.close(graceMs),
+    }))).catch((error: unknown) => {
+      throw listenError(error, address);
+    });
+  ctx.log(`mcp listen: serving ${served.serverInfo.name} on ${listener.shown}`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await listener.close(flags.grace * 1000);
+  if (address.kind === "unix") await removeFile(address.path).catch(() => {});
+  return { address: listener.shown };
+}
+
+/** The flags as a listener's options, each checked: a value that would make the server unusable is an ARG_ERROR. */
+function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: ListenAddress) {
+  const atLeast = (flag: keyof McpListenFlags, value: number, least: number) => {
+    if (!(value >= least)) {
+      throw new CommandError(ExitCode.ARG_ERROR, `--${flag} expects at least ${least}, got ${value}`);
+    }
+  };
+  atLeast("max-message-bytes", flags["max-message-bytes"], 1024);
+  atLeast("max-in-flight", flags["max-in-flight"], 1);
+  atLeast("max-in-flight-total", flags["max-in-flight-total"], 1);
+  atLeast("max-connections", flags["max-connections"], 1);
+  atLeast("max-buffered-bytes", flags["max-buffered-bytes"], 1024);
+  atLeast("idle-timeout", flags["idle-timeout"], 0);
+  if (!(flags.grace >= 0 && flags.grace <= MAX_GRACE_SECONDS)) {
+    throw new CommandError(
+      ExitCode.ARG_ERROR,
+      `--grace expects seconds from 0 to ${MAX_GRACE_SECONDS}, got ${flags.grace}`,
+    );
+  }
+  if (address.kind === "http") {
+    if (!isLoopback(address.host) && flags.auth) {
+      throw new CommandError(
+        ExitCode.ARG_ERROR,
+        `an HTTP endpoint on ${address.host} can be reached by others and needs authentication`,
+        {
+          suggestion:
+            "pass --no-auth to serve it without any (UNSAFE: anyone who reaches the port runs every served command)",
+        },
+      );
+    }
+  } else {
+    if (!flags.auth) {
+      throw new CommandError(ExitCode.ARG_ERROR, "--no-auth applies to http:// addresses only");
+    }
+    if (flags["allow-origin"].length > 0) {
+      throw new CommandError(ExitCode.ARG_ERROR, "--allow-origin applies to http:// addresses only");
+    }
+  }
+  return {
+    maxMessageBytes: flags["max-message-bytes"],
+    maxInFlight: flags["max-in-flight"],
+    maxInFlightTotal: flags["max-in-flight-total"],
+    maxConnections: flags["max-connections"],
+    maxBufferedBytes: flags["max-buffered-bytes"],
+    idleTimeoutMs: flags["idle-timeout"] * 1000,
+  };
+}
+
+/** A tool's danger level, read back from its annotations. */
+function dangerOf(tool: McpTool): string {
+  if (tool.annotations?.readOnlyHint === true) return "safe";
+  return tool.annotations?.destructiveHint === true ? "destructive" : "mutating";
+}
+
+/** A socket path free to listen on, or why not: a live server (6), something that is not a socket (6). */
+async function claimPath(path: string): Promise<void> {
+  const claimed = await claimSocketPath(path).catch((error: unknown) => {
+    throw new CommandError(ExitCode.GENERAL_ERROR, `cannot check ${path}: ${errorMessage(error)}`);
+  });
+  if (claimed === "live") throw new CommandError(ExitCode.CONFLICT, `another server is listening on ${path}`);
+  if (claimed === "not-socket") {
+    throw new CommandError(ExitCode.CONFLICT, `${path} exists and is not a socket; it was left alone`);
+  }
+}
+
+function listenError(error: unknown, address: ListenAddress): CommandError {
+  const code = (error as { code?: string }).code;
+  const shown = formatListenAddress(address);
+  if (code === "EADDRINUSE") return new CommandError(ExitCode.CONFLICT, `${shown} is in use`);
+  if (code === "ENOENT") {
+    return new CommandError(ExitCode.NOT_FOUND, `cannot listen on ${shown}: its directory does not exist`);
+  }
+  return new CommandError(ExitCode.GENERAL_ERROR, `cannot listen on ${shown}: ${errorMessage(error)}`);
+}

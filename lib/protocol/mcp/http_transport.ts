@@ -1,0 +1,418 @@
+/**
+ * MCP over Streamable HTTP, both eras on one endpoint, on the transport-agnostic core (mcp_core.ts). Each
+ * POST is classified on its own — there is no session to remember an era in — and answered by a session of
+ * its own. docs/mcp_http.md describes every rule; in the order applied here:
+ *
+ * - The endpoint: one path; anything else is 404. `Origin` must be absent, allowed, or a loopback origin on
+ *   the request's port, and a loopback-only server takes loopback `Host` names only (DNS rebinding): else 403.
+ *   POST only (OPTIONS answers a CORS preflight); GET and DELETE are 405: the server sends no requests, so it
+ *   needs no stream of its own, and has no session to end. A closing server answers 503.
+ * - The body: `application/json`, at most `maxMessageBytes` (413, nothing run), within `bodyTimeoutMs` (408);
+ *   invalid JSON is 400 -32700; a batch is legacy 2025-03-26's only (400 otherwise).
+ * - Eras: a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern `MCP-Protocol-Version`)
+ *   is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name` must match the body
+ *   (400 -32020); an unknown method is 404 -32601. Anything else is legacy, its version the header's
+ *   (absent: 2025-03-26); `initialize` is answered; notifications and responses are 202.
+ * - Answers: `application/json`, or `text/event-stream` once the call has a progress or log notification
+ *   to send before its answer. A stream that the client closes cancels the request: its scope is aborted
+ *   (a bridged child's process group is killed) and nothing more is sent for it.
+ * - `subscriptions/listen`: a stream that stays open — the acknowledgement, then each change, and comment
+ *   lines as keep-alive — until the client closes it, or the server closes (its final result).
+ * - Bounds: requests in flight over the endpoint (more wait for a slot), open subscriptions, and the bytes of
+ *   notifications a stream may hold for a client that does not read.
+ * @module
+ */
+import type { EventSink, HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
+import { webHandler } from "../../runtime/http_exchange.ts";
+import {
+  bodyProblem,
+  HttpCall,
+  JSON_HEADERS,
+  keepAlive,
+  rpcError,
+  SSE_HEADERS,
+  sseEvent,
+  streams,
+} from "./http_answers.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
+import { CancelScope } from "../cancel_scope.ts";
+import {
+  classifyMessage,
+  decodeJson,
+  errorResponse,
+  type JsonRpcId,
+  type RpcError,
+  RpcErrorCode,
+} from "../json_rpc.ts";
+import { SlotPool } from "../slot_pool.ts";
+import type { Era } from "./era.ts";
+import { loopbackHost, metadataMismatch, originAllowed } from "./http_headers.ts";
+import { McpCore, type McpCoreOptions, McpSession, type Reply, replyText } from "./mcp_core.ts";
+import { claimsVersion, unsupportedVersion } from "./request_meta.ts";
+import { BATCHING_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+
+/**
+ * Options of an {@linkcode McpHttpEndpoint}.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCatalog } from "./tool_catalog.ts";
+ *
+ * declare const catalog: ToolCatalog;
+ * const options: McpHttpOptions = {
+ *   serverInfo: { name: "notes", version: "1.0.0" },
+ *   catalog,
+ *   allowedOrigins: ["https://app.example.com"],
+ * };
+ * ```
+ */
+export interface McpHttpOptions extends McpCoreOptions {
+  /** The endpoint's path. @default "/mcp" */
+  endpoint?: string;
+  /** Browser origins allowed besides loopback origins on the server's own port, e.g. `https://app.example.com`. */
+  allowedOrigins?: readonly string[];
+  /** Accept any `Host` (a server others reach by name); else loopback names only. @default false */
+  anyHost?: boolean;
+  /** Longest accepted body in bytes. @default 67108864 (64 MiB) */
+  maxMessageBytes?: number;
+  /** A body must arrive within this long. @default 30000 */
+  bodyTimeoutMs?: number;
+  /** Requests handled at once; more wait for a slot. @default 256 */
+  maxInFlight?: number;
+  /** `subscriptions/listen` streams open at once. @default 256 */
+  maxSubscriptions?: number;
+  /** How often an open `subscriptions/listen` stream gets a keep-alive comment. @default 15000 */
+  keepAliveMs?: number;
+  /** A diagnostic line (stderr). */
+  log?(message: string): void;
+}
+
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CORS_HEADERS = "content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, " +
+  "mcp-session-id, last-event-id";
+
+/** One open `subscriptions/listen` stream; `done` settles once it has ended. */
+interface ListenStream {
+  session: McpSession;
+  sink: EventSink;
+  done: Promise<void>;
+}
+
+/**
+ * An MCP endpoint over HTTP: `handle` answers one request; `close` winds it down.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCatalog } from "./tool_catalog.ts";
+ *
+ * declare const catalog: ToolCatalog;
+ * const endpoint = new McpHttpEndpoint({ serverInfo: { name: "notes", version: "1.0.0" }, catalog });
+ * const response = await endpoint.fetch(new Request("http://127.0.0.1:7010/mcp", { method: "GET" })); // 405
+ * await endpoint.close(1_000);
+ * ```
+ */
+export class McpHttpEndpoint {
+  readonly #core: McpCore;
+  readonly #options: McpHttpOptions;
+  readonly #slots: SlotPool;
+  readonly #maxMessageBytes: number;
+  readonly #allowedOrigins: readonly string[];
+  /** The cancellation scopes of the requests in progress. */
+  readonly #open = new Set<CancelScope>();
+  /** Settles when the work of each request in progress is done. */
+  readonly #running = new Set<Promise<unknown>>();
+  readonly #listening = new Set<ListenStream>();
+  readonly #unwatch: (() => void) | undefined;
+  #closing = false;
+  /** Aborted when the endpoint closes: the end of every listen stream. */
+  readonly #closed = new CancelScope();
+
+  constructor(options: McpHttpOptions) {
+    this.#options = options;
+    this.#core = new McpCore(options, options.log);
+    this.#slots = new SlotPool(options.maxInFlight ?? 256);
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#allowedOrigins = (options.allowedOrigins ?? []).map((origin) => origin.toLowerCase());
+    this.#unwatch = options.catalog.watch?.(() => {
+      for (const stream of this.#listening) {
+        for (const message of stream.session.toolsChanged()) {
+          void stream.sink.write(sseEvent(message, this.#log));
+        }
+      }
+    });
+  }
+
+  /** Requests in progress, listen streams included. */
+  get open(): number {
+    return this.#open.size + this.#listening.size;
+  }
+
+  /** The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own. */
+  readonly fetch: (request: Request) => Promise<Response> = webHandler((request) => this.handle(request));
+
+  /** Answers one request. */
+  handle(request: HttpRequest): Promise<HttpResponse> {
+    return this.#handle(request);
+  }
+
+  /**
+   * Answers 503 from now on, lets the requests in progress finish for up to `graceMs`, then cancels the rest
+   * and ends every listen stream with its final result; resolves once all are done.
+   */
+  async close(graceMs = 1_000): Promise<void> {
+    this.#closing = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, graceMs))));
+    await Promise.race([Promise.all(this.#running), grace]);
+    clearTimeout(timer);
+    const shutdown = new DOMException("the server is shutting down", "AbortError");
+    for (const scope of this.#open) scope.abort(shutdown);
+    await Promise.all(this.#running);
+    // The listen streams end last, each with its final result.
+    this.#closed.abort(shutdown);
+    await Promise.all([...this.#listening].map((stream) => stream.done.catch(() => {})));
+    this.#unwatch?.();
+  }
+
+  #track(work: Promise<unknown>): void {
+    const settled = work.then(() => {}, () => {});
+    this.#running.add(settled);
+    void settled.then(() => this.#running.delete(settled));
+  }
+
+  get #log(): ((message: string) => void) | undefined {
+    return this.#options.log;
+  }
+
+  async #handle(request: HttpRequest): Promise<HttpResponse> {
+    if (request.path !== (this.#options.endpoint ?? "/mcp")) {
+      return { status: 404, headers: { "content-type": "text/plain" }, body: "Not Found\n" };
+    }
+    const origin = request.header("origin");
+    const host = request.header("host");
+    if (
+      !originAllowed(origin, host, this.#allowedOrigins) ||
+      (this.#options.anyHost !== true && !loopbackHost(host))
+    ) {
+      return rpcError(403, null, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Forbidden: ${
+          origin === null ? `host ${host ?? "(none)"}` : `origin ${origin}`
+        } may not use this server`,
+      });
+    }
+    const cors: Record<string, string> = origin === null ? {} : {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": "mcp-protocol-version",
+      vary: "Origin",
+    };
+    if (request.method === "OPTIONS") {
+      return {
+        status: 204,
+        headers: {
+          ...cors,
+          "access-control-allow-methods": "POST",
+          "access-control-allow-headers": CORS_HEADERS,
+        },
+      };
+    }
+    if (request.method !== "POST") {
+      return { status: 405, headers: { ...cors, allow: "POST, OPTIONS" } };
+    }
+    if (this.#closing) {
+      return rpcError(503, null, {
+        code: RpcErrorCode.INTERNAL_ERROR,
+        message: "The server is shutting down",
+      }, {
+        ...cors,
+        "retry-after": "1",
+        connection: "close",
+      });
+    }
+    const type = request.header("content-type");
+    if (type === null || !/^application\/json\s*(;|$)/i.test(type)) {
+      return rpcError(415, null, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: `Invalid request: the body must be application/json, got ${type ?? "no Content-Type"}`,
+      }, cors);
+    }
+    const body = await request.body(this.#maxMessageBytes, this.#options.bodyTimeoutMs ?? 30_000);
+    if (typeof body === "string") return bodyProblem(body, this.#maxMessageBytes, cors);
+    const decoded = decodeJson(body);
+    if (!decoded.ok) return rpcError(400, null, decoded.error, cors);
+    const message = classifyMessage(decoded.value);
+    switch (message.kind) {
+      case "request":
+        return await this.#request(request, message.id, message.method, message.params, cors);
+      case "notification":
+      case "response":
+        // Legacy notifications (`notifications/initialized`) are accepted; there is no session to change.
+        return { status: 202, headers: cors };
+      case "batch":
+        return await this.#batch(request, message.items, cors);
+      case "invalid":
+        return rpcError(400, message.id, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${message.reason}`,
+        }, cors);
+    }
+  }
+
+  /** The era a request is served in, or the error refusing it before any method runs. */
+  #era(
+    request: HttpRequest,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): { era: Era } | { error: RpcError } {
+    const version = request.header("mcp-protocol-version");
+    const modern = claimsVersion(params) || method === "server/discover" ||
+      (version !== null && MODERN_VERSIONS.includes(version));
+    if (modern) {
+      const meta = params?._meta as Record<string, unknown> | undefined;
+      const mismatch = metadataMismatch(
+        (name) => request.header(name),
+        method,
+        meta?.[VERSION_KEY],
+        params?.name,
+      );
+      return mismatch === undefined ? { era: { kind: "modern" } } : { error: mismatch };
+    }
+    if (method === "initialize") return { era: { kind: "opening" } };
+    // Clients before 2025-06-18 sent no version header.
+    const legacy = version ?? "2025-03-26";
+    if (!LEGACY_VERSIONS.includes(legacy)) return { error: unsupportedVersion(legacy) };
+    return { era: { kind: "legacy", version: legacy, initialized: false, capabilities: {} } };
+  }
+
+  async #request(
+    request: HttpRequest,
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    cors: Record<string, string>,
+  ): Promise<HttpResponse> {
+    const decided = this.#era(request, method, params);
+    if ("error" in decided) return rpcError(400, id, decided.error, cors);
+    const modern = decided.era.kind === "modern";
+    const waiting = this.#slots.take();
+    if (waiting !== undefined) await waiting;
+    const scope = new CancelScope();
+    this.#open.add(scope);
+    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
+    const call = new HttpCall(streams(request.header("accept")), cors, this.#log);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#open.delete(scope);
+      this.#slots.give();
+    };
+    const session = new McpSession(this.#core, call.notify, decided.era);
+    if (method === "subscriptions/listen") return this.#listen(session, id, params, scope, cors, release);
+    const reply = session.request(id, method, params, scope);
+    const answered = reply instanceof Promise ? reply : Promise.resolve(reply);
+    this.#track(answered.finally(release));
+    return await call.answer(answered, modern, scope);
+  }
+
+  /** A `subscriptions/listen` stream: acknowledged, then open until the client or the server closes it. */
+  #listen(
+    session: McpSession,
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+    scope: CancelScope,
+    cors: Record<string, string>,
+    release: () => void,
+  ): HttpResponse {
+    const max = this.#options.maxSubscriptions ?? 256;
+    const ack = this.#listening.size >= max
+      ? errorResponse(id, {
+        code: RpcErrorCode.INVALID_PARAMS,
+        message: `Invalid params: at most ${max} subscriptions are open at once`,
+      })
+      : session.subscriptions.open(id, params);
+    if (!("method" in ack)) {
+      release();
+      return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body: replyText(ack, this.#log) };
+    }
+    return {
+      status: 200,
+      headers: { ...SSE_HEADERS, ...cors },
+      events: (sink) => {
+        // It holds no slot once acknowledged: a listener waits for changes, it is not work in flight.
+        release();
+        const done = (async () => {
+          await sink.write(sseEvent(ack, this.#log));
+          await keepAlive(sink, scope, this.#closed, this.#options.keepAliveMs ?? 15_000);
+          if (this.#closed.aborted && !sink.closed) {
+            for (const result of session.end()) await sink.write(sseEvent(result, this.#log));
+          }
+        })();
+        const stream: ListenStream = { session, sink, done };
+        this.#listening.add(stream);
+        return done.finally(() => this.#listening.delete(stream));
+      },
+    };
+  }
+
+  /** A legacy 2025-03-26 batch: its requests run together; the answers come back as one array. */
+  async #batch(request: HttpRequest, items: unknown[], cors: Record<string, string>): Promise<HttpResponse> {
+    const version = request.header("mcp-protocol-version") ?? BATCHING_VERSION;
+    if (version !== BATCHING_VERSION || items.length === 0) {
+      return rpcError(400, null, {
+        code: RpcErrorCode.INVALID_REQUEST,
+        message: items.length === 0
+          ? "Invalid request: empty batch"
+          : "Invalid request: batching is not supported in this protocol version",
+      }, cors);
+    }
+    const session = new McpSession(this.#core, () => {}, {
+      kind: "legacy",
+      version,
+      initialized: false,
+      capabilities: {},
+    });
+    const scope = new CancelScope();
+    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
+    this.#open.add(scope);
+    const replies: Array<Reply | Promise<Reply>> = [];
+    for (const item of items) {
+      const message = classifyMessage(item);
+      if (message.kind === "request") {
+        const waiting = this.#slots.take();
+        if (waiting !== undefined) await waiting;
+        const reply = Promise.resolve(session.request(message.id, message.method, message.params, scope));
+        void reply.finally(() => this.#slots.give());
+        replies.push(reply);
+      } else if (message.kind === "invalid" || message.kind === "batch") {
+        replies.push(errorResponse(message.kind === "invalid" ? message.id : null, {
+          code: RpcErrorCode.INVALID_REQUEST,
+          message: `Invalid request: ${message.kind === "batch" ? "a batch cannot nest" : message.reason}`,
+        }));
+      }
+    }
+    const all = Promise.all(replies);
+    this.#track(all);
+    const answered = (await all).filter((reply) => reply !== null);
+    this.#open.delete(scope);
+    if (answered.length === 0 || scope.aborted) return { status: 202, headers: cors };
+    const body = `[${answered.map((reply) => replyText(reply, this.#log)).join(",")}]`;
+    return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body };
+  }
+}
+
+/**
+ * The endpoint as a web-standard handler, for a server of your own.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCatalog } from "@toolwire/toolwire/mcp";
+ *
+ * declare const catalog: ToolCatalog;
+ * const handler = mcpHttpHandler({ serverInfo: { name: "notes", version: "1.0.0" }, catalog });
+ * // Deno.serve({ port: 7010 }, handler);
+ * ```
+ */
+export function mcpHttpHandler(options: McpHttpOptions): (request: Request) => Promise<Response> {
+  return new McpHttpEndpoint(options).fetch;
+}

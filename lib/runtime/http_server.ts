@@ -1,0 +1,200 @@
+/**
+ * An HTTP server for an {@linkcode HttpHandler}, on `node:http` — Node's, or Deno's implementation of it,
+ * which tells a client that went away from a response that was delivered (`Deno.serve`'s `request.signal`
+ * does not, by default). It bounds the time to receive a request's headers and the number of connections,
+ * and hands the handler the request without building web `Request`/`Response` objects
+ * (docs/performance.md#http).
+ * @module
+ */
+import type * as NodeHttp from "node:http";
+import {
+  type BodyProblem,
+  concat,
+  type EventSink,
+  type HttpHandler,
+  type HttpRequest,
+} from "./http_exchange.ts";
+import { nodeProcess } from "./node_process.ts";
+
+/**
+ * Limits of {@linkcode listenHttp}.
+ *
+ * @example
+ * ```ts
+ * const options: HttpServerOptions = { headersTimeoutMs: 5_000, maxConnections: 64 };
+ * ```
+ */
+export interface HttpServerOptions {
+  /** A client must send its request's headers within this long. @default 10000 */
+  headersTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this long. @default 5000 */
+  keepAliveTimeoutMs?: number;
+  /** Connections open at once; one more is refused. @default 1024 */
+  maxConnections?: number;
+}
+
+/** A listening HTTP server. */
+export interface HttpServer {
+  /** The host and the port it listens on (the chosen one for port 0). */
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting connections and closes the idle ones; requests in progress go on. */
+  stop(): Promise<void>;
+  /** Closes every connection still open. */
+  closeAll(): void;
+}
+
+/**
+ * Serves `handler` on `host:port` until stopped. Rejects when the address cannot be listened on, with the
+ * system's error (`EADDRINUSE`, `EADDRNOTAVAIL`, `EACCES`).
+ *
+ * @example
+ * ```ts
+ * const server = await listenHttp("127.0.0.1", 0, () => Promise.resolve({ status: 200, headers: {}, body: "ok" }));
+ * console.error(`listening on ${server.port}`);
+ * await server.stop();
+ * ```
+ */
+export function listenHttp(
+  host: string,
+  port: number,
+  handler: HttpHandler,
+  options: HttpServerOptions = {},
+): Promise<HttpServer> {
+  return listenNode(host, port, handler, options);
+}
+
+function listenNode(
+  host: string,
+  port: number,
+  handler: HttpHandler,
+  options: HttpServerOptions,
+): Promise<HttpServer> {
+  const http = nodeProcess().getBuiltinModule("node:http") as typeof NodeHttp;
+  const server = http.createServer({
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    // The body's own limit is the handler's (it reads the body within a time limit of its own).
+    requestTimeout: 0,
+  }, (request, response) => void serveNode(handler, request, response));
+  server.maxConnections = options.maxConnections ?? 1024;
+  // A client that breaks off mid-request raises an error on its socket: it ends that connection only.
+  server.on("clientError", (_error, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+    else socket.destroy();
+  });
+  return new Promise<HttpServer>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      server.on("error", () => {});
+      const bound = server.address();
+      resolve({
+        host,
+        port: typeof bound === "object" && bound !== null ? bound.port : port,
+        stop: () => {
+          const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+          server.closeIdleConnections();
+          return closed;
+        },
+        closeAll: () => server.closeAllConnections(),
+      });
+    });
+  });
+}
+
+async function serveNode(
+  handler: HttpHandler,
+  request: NodeHttp.IncomingMessage,
+  response: NodeHttp.ServerResponse,
+): Promise<void> {
+  const closeListeners: Array<() => void> = [];
+  let closed = false;
+  response.once("close", () => {
+    if (response.writableFinished) return;
+    closed = true;
+    for (const listener of closeListeners.splice(0)) listener();
+  });
+  const target = request.url ?? "/";
+  const query = target.indexOf("?");
+  const exchange: HttpRequest = {
+    method: request.method ?? "GET",
+    path: query === -1 ? target : target.slice(0, query),
+    header: (name) => {
+      const value = request.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+    body: (maxBytes, timeoutMs) => readNodeBody(request, maxBytes, timeoutMs),
+    onClose: (listener) => {
+      if (closed) listener();
+      else closeListeners.push(listener);
+    },
+  };
+  let answer;
+  try {
+    answer = await handler(exchange);
+  } catch {
+    answer = { status: 500, headers: {} };
+  }
+  if (closed) return;
+  if (!("events" in answer)) {
+    response.writeHead(answer.status, answer.headers);
+    response.end(answer.body);
+    return;
+  }
+  response.writeHead(answer.status, answer.headers);
+  response.flushHeaders();
+  const sink: EventSink = {
+    write(text) {
+      if (closed) return Promise.resolve();
+      if (response.write(text)) return Promise.resolve();
+      // Backpressure: a client that does not read holds the writer, not the server's memory.
+      return new Promise<void>((resolve) => {
+        response.once("drain", resolve);
+        closeListeners.push(resolve);
+      });
+    },
+    get closed() {
+      return closed;
+    },
+  };
+  try {
+    await answer.events(sink);
+  } finally {
+    if (!closed) response.end();
+  }
+}
+
+function readNodeBody(
+  request: NodeHttp.IncomingMessage,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array | BodyProblem> {
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve("too-large");
+  return new Promise((resolve) => {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    const finish = (result: Uint8Array | BodyProblem) => {
+      clearTimeout(timer);
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onFail);
+      request.off("aborted", onFail);
+      if (typeof result === "string") request.resume();
+      resolve(result);
+    };
+    const onData = (chunk: Uint8Array) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish("too-large");
+      parts.push(chunk);
+    };
+    const onEnd = () => finish(concat(parts, size));
+    const onFail = () => finish("aborted");
+    const timer = setTimeout(() => finish("timed-out"), timeoutMs);
+    request.on("data", onData);
+    request.once("end", onEnd);
+    request.once("error", onFail);
+    request.once("aborted", onFail);
+  });
+}
