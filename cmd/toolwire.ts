@@ -13,7 +13,7 @@
 import { createTool, FRAMEWORK_VERSION } from "../mod.ts";
 import { registerCheck } from "./check/check_command.ts";
 import { registerMcpDiff } from "./mcp_diff.ts";
-import { withExecInstall } from "./mcp_install_exec.ts";
+import { TOOLWIRE_DENO_PERMISSIONS, withExecInstall } from "./mcp_install_exec.ts";
 import { registerMcpListen } from "./mcp_listen.ts";
 import { withExec } from "./mcp_serve_exec.ts";
 import { registerMcpSnapshot } from "./mcp_snapshot.ts";
@@ -25,6 +25,7 @@ const tool = createTool({
     "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
   extendMcpServe: withExec,
   extendMcpInstall: withExecInstall,
+  denoPermissions: TOOLWIRE_DENO_PERMISSIONS,
 });
 registerCheck(tool);
 registerMcpSnapshot(tool);
