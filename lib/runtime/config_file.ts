@@ -253,8 +253,11 @@ export async function assertWritable(file: ConfigFile): Promise<void> {
       `${file.path} is read-only (mode ${modeText(file.existing!)})`,
     );
   if ((file.existing.mode & 0o200) === 0) throw readOnly();
+  // The kernel's answer, not one computed from the mode bits (Deno's `access` ignores root's privilege):
+  // opening for writing without truncating changes nothing.
+  const { O_WRONLY, O_NONBLOCK } = fs().constants;
   try {
-    await fs().access(file.path, fs().constants.W_OK);
+    await (await fs().open(file.path, O_WRONLY | (O_NONBLOCK ?? 0))).close();
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "EACCES" || code === "EPERM") throw readOnly();

@@ -43,6 +43,8 @@ export interface InstallOptions {
   cwd?: string;
   /** Run as the unprivileged user of {@linkcode UNPRIVILEGED}. */
   unprivileged?: boolean;
+  /** With `unprivileged`: another user id (and group), which needs `setpriv`. @default 65534 */
+  uid?: number;
 }
 
 /** Runs `<program> --format json mcp install <args>` in the sandbox. */
@@ -55,9 +57,13 @@ export async function install(
   const env = sandboxEnv(box, options.env);
   if (options.unprivileged === true) {
     if (UNPRIVILEGED.prefix === undefined) throw new Error(UNPRIVILEGED.skip);
-    // Deno compiles the sources into its cache: the unprivileged user gets one of its own.
-    env.DENO_DIR = unprivilegedDenoDir();
-    return await run([...UNPRIVILEGED.prefix, ...argv], { env, cwd: options.cwd ?? box.home });
+    const uid = options.uid ?? UNPRIVILEGED.uid;
+    const prefix = uid === UNPRIVILEGED.uid
+      ? UNPRIVILEGED.prefix
+      : ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
+    // Deno compiles the sources into its cache: the user gets one of its own.
+    env.DENO_DIR = denoDirOf(uid);
+    return await run([...prefix, ...argv], { env, cwd: options.cwd ?? box.home });
   }
   return await run(argv, { env, cwd: options.cwd ?? box.home });
 }
@@ -84,10 +90,10 @@ export const UNPRIVILEGED: { uid: number; gid: number; prefix: string[] | undefi
   }
 })();
 
-function unprivilegedDenoDir(): string {
-  const dir = join(tmpdir(), "toolwire-test-nobody-deno");
+function denoDirOf(uid: number): string {
+  const dir = join(tmpdir(), `toolwire-test-deno-${uid}`);
   mkdirSync(dir, { recursive: true });
-  chownSync(dir, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+  chownSync(dir, uid, uid);
   return dir;
 }
 
