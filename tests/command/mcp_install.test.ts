@@ -20,7 +20,17 @@ import { CommandError, ExitCode } from "../../mod.ts";
 import { mergeServer } from "../../lib/command/builtins/mcp_install/config_merge.ts";
 import { initialize } from "../helpers/mcp_wire.ts";
 import { WireSession } from "../helpers/mcp_wire.ts";
-import { backupsOf, filesBelow, install, readJson, sandbox, sandboxEnv } from "../helpers/install.ts";
+import {
+  AS_ROOT,
+  backupsOf,
+  filesBelow,
+  giveToUnprivileged,
+  install,
+  readJson,
+  sandbox,
+  sandboxEnv,
+  UNPRIVILEGED,
+} from "../helpers/install.ts";
 import { type Loose, NOTES, onlyEnvelope, run } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
@@ -395,9 +405,12 @@ describe("mcp install: refusals leave the file as it was", () => {
     }
   });
 
+  // Root writes any directory: as root, the install runs as nobody.
   it("a configuration in a read-only directory: exit 7 PERMISSION_DENIED, untouched", {
-    skip: process.platform === "win32" || process.getuid?.() === 0
-      ? "needs POSIX permissions that bind (not root)"
+    skip: process.platform === "win32"
+      ? "POSIX permissions"
+      : AS_ROOT && UNPRIVILEGED.prefix === undefined
+      ? UNPRIVILEGED.skip
       : false,
   }, async () => {
     const box = sandbox();
@@ -406,8 +419,11 @@ describe("mcp install: refusals leave the file as it was", () => {
       mkdirSync(dir);
       const config = join(dir, "mcp.json");
       writeFileSync(config, "{}");
+      if (AS_ROOT) giveToUnprivileged(box);
       chmodSync(dir, 0o500);
-      const result = await install(box, ["--client", "cursor", "--config", config]);
+      const result = await install(box, ["--client", "cursor", "--config", config], {
+        unprivileged: AS_ROOT,
+      });
       assert.equal(result.code, ExitCode.PERMISSION_DENIED, result.stdout);
       assert.equal(readFileSync(config, "utf8"), "{}");
     } finally {

@@ -193,16 +193,9 @@ function skipTrivia(text: string, at: number, dialect: JsonDialect, onComment: (
   return at;
 }
 
-/**
- * Where the comment that starts at `at` ends: a line comment before its line break, a block comment after
- * its `*\/`.
- *
- * @example
- * ```ts
- * commentEnd("// note\n{}", 0); // 7
- * ```
- */
-export function commentEnd(text: string, at: number): number {
+// Where the comment that starts at `at` ends: a line comment before its line break, a block comment after
+// its closing `*` `/`.
+function commentEnd(text: string, at: number): number {
   if (text[at + 1] === "/") {
     let end = at + 2;
     while (end < text.length && text[end] !== "\n" && text[end] !== "\r") end++;
