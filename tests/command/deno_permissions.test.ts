@@ -192,4 +192,35 @@ describe("Deno with least privilege", { skip: existsSync(DENO) ? false : "no Den
       home.cleanup();
     }
   });
+
+  it("a tool that declares no permissions is registered with none, and the install says so", async () => {
+    const home = tempDir();
+    try {
+      const config = join(home.path, "mcp.json");
+      const many = join(ROOT, "tests", "fixtures", "many.ts");
+      const result = await run([
+        DENO,
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "-A",
+        many,
+        "--format",
+        "json",
+        "mcp",
+        "install",
+        "--client",
+        "cursor",
+        "--config",
+        config,
+      ]);
+      assert.equal(result.code, 0, result.stdout);
+      const envelope = onlyEnvelope(result.stdout);
+      assert.deepEqual(envelope.data.server.args, ["run", many, "mcp", "serve"], "not the install's -A");
+      assert.deepEqual(envelope.warnings.map((warning: { code: string }) => warning.code), ["LAUNCH_CAVEAT"]);
+      assert.match(envelope.warnings[0].message, /declares no Deno permissions/);
+    } finally {
+      home.cleanup();
+    }
+  });
 });
