@@ -114,7 +114,7 @@ export async function installServer(
   const place = configPlace(ctx.warn.bind(ctx));
   const config = absolutePath(ctx.flags.config ?? client.configPath(scope, place));
   const update: ConfigUpdate = { client, clientName, scope, config, name, server, force: ctx.flags.force };
-  return await fileErrors(update, () => ctx.dryRun ? preview(update) : apply(update, ctx.signal));
+  return await fileErrors(config, () => ctx.dryRun ? preview(update) : apply(update, ctx.signal));
 }
 
 // Where this run looks a configuration up. Each fact is read when the client and scope need it, so that on
@@ -325,8 +325,7 @@ const PERMISSION_CODES = new Set(["EACCES", "EPERM", "EROFS"]);
 const SHAPE_CODES = new Set(["EISDIR", "ENOTDIR", "ELOOP"]);
 
 // A file-system failure becomes a declared exit code with the path and the reason, never a stack trace.
-async function fileErrors<T>(update: ConfigUpdate, action: () => Promise<T>): Promise<T> {
-  const config = update.config;
+async function fileErrors<T>(config: string, action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {

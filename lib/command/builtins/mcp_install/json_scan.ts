@@ -25,8 +25,6 @@ export interface ScannedJson {
   tokens: readonly JsonToken[];
   /** Token index of a `{` or `[` → the index of its `}` or `]`. */
   closing: ReadonlyMap<number, number>;
-  /** Whether any comment is in the text. */
-  hasComments: boolean;
 }
 
 /** What the scanner accepts besides JSON. */
@@ -101,7 +99,6 @@ export function scanJson(text: string, dialect: JsonDialect, start = 0): Scanned
   // The open containers, innermost last: their kind and the index of their opening token.
   const open: Array<{ kind: "{" | "["; index: number }> = [];
   let expect: Expect = "value";
-  let hasComments = false;
   let at = start;
 
   const fail = (what: string): never => {
@@ -110,7 +107,7 @@ export function scanJson(text: string, dialect: JsonDialect, start = 0): Scanned
   const afterValue = (): Expect => open.length === 0 ? "end" : "comma-or-close";
 
   while (true) {
-    at = skipTrivia(text, at, dialect, () => (hasComments = true));
+    at = skipTrivia(text, at, dialect);
     if (at >= text.length) break;
     const char = text[at]!;
     const tokenStart = at;
@@ -167,7 +164,7 @@ export function scanJson(text: string, dialect: JsonDialect, start = 0): Scanned
   }
   if (tokens.length === 0) fail("no JSON value");
   if (expect !== "end") fail("the text ends inside the JSON value");
-  return { text, tokens, closing, hasComments };
+  return { text, tokens, closing };
 }
 
 function matchAt(pattern: RegExp, text: string, at: number): number | undefined {
@@ -176,7 +173,7 @@ function matchAt(pattern: RegExp, text: string, at: number): number | undefined 
 }
 
 /** The offset after whitespace and (in JSONC) comments; a comment in plain JSON is an error. */
-function skipTrivia(text: string, at: number, dialect: JsonDialect, onComment: () => void): number {
+function skipTrivia(text: string, at: number, dialect: JsonDialect): number {
   while (at < text.length) {
     const char = text[at]!;
     if (WHITESPACE.has(char)) {
@@ -187,7 +184,6 @@ function skipTrivia(text: string, at: number, dialect: JsonDialect, onComment: (
     const next = text[at + 1];
     if (next !== "/" && next !== "*") throw new JsonSyntaxError(text, at, "unexpected '/'");
     if (!dialect.jsonc) throw new JsonSyntaxError(text, at, "a comment");
-    onComment();
     at = commentEnd(text, at);
   }
   return at;
@@ -307,5 +303,5 @@ export function triviaBetween(text: string, from: number, to: number): Trivia[] 
  * ```
  */
 export function onlyTrivia(text: string, dialect: JsonDialect, start = 0): boolean {
-  return skipTrivia(text, start, dialect, () => {}) >= text.length;
+  return skipTrivia(text, start, dialect) >= text.length;
 }
