@@ -13,6 +13,17 @@ import {
 import { absolutePath, loadExecIdentity, loadExecManifest } from "../lib/bridge/mod.ts";
 import { EXEC_FLAGS, execServeArgs, execTarget, refuseWithoutExec } from "./exec_options.ts";
 
+/**
+ * What `toolwire mcp serve` needs on Deno: starting the CLI, reading its working directory, and its
+ * environment to hand on. The CLI itself runs outside Deno's permissions.
+ *
+ * @example
+ * ```ts
+ * TOOLWIRE_DENO_PERMISSIONS.includes("--allow-run"); // true
+ * ```
+ */
+export const TOOLWIRE_DENO_PERMISSIONS: readonly string[] = ["--allow-run", "--allow-read", "--allow-env"];
+
 const EXEC_INSTALL_FLAGS = {
   ...EXEC_FLAGS,
   exec: {
@@ -93,6 +104,7 @@ export function withExecInstall(
       return installMcpServer(ctx, {
         serveArgs: ["mcp", "serve", ...execServeArgs(exec, ctx.flags, cwd)],
         defaultName,
+        denoPermissions: TOOLWIRE_DENO_PERMISSIONS,
       });
     },
   };

@@ -13,7 +13,7 @@
 import { createTool, FRAMEWORK_VERSION } from "../mod.ts";
 import { registerCheck } from "./check/check_command.ts";
 import { registerMcpDiff } from "./mcp_diff.ts";
-import { withExecInstall } from "./mcp_install_exec.ts";
+import { TOOLWIRE_DENO_PERMISSIONS, withExecInstall } from "./mcp_install_exec.ts";
 import { withExecListen } from "./mcp_listen.ts";
 import { withExec } from "./mcp_serve_exec.ts";
 import { registerMcpSnapshot } from "./mcp_snapshot.ts";
@@ -26,6 +26,7 @@ const tool = createTool({
   extendMcpServe: withExec,
   extendMcpInstall: withExecInstall,
   extendMcpListen: withExecListen,
+  denoPermissions: TOOLWIRE_DENO_PERMISSIONS,
 });
 registerCheck(tool);
 registerMcpSnapshot(tool);

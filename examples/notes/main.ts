@@ -17,6 +17,14 @@ const tool = createTool({
   version: "1.0.0",
   description: "Keep short notes with tags",
   stateDir: (env) => `${notesHome(env)}/.idempotency`,
+  // What the commands need when an MCP client starts `notes mcp serve` on Deno: the store's location, and
+  // the store (wherever NOTES_HOME puts it).
+  denoPermissions: [
+    "--allow-env=NOTES_HOME,NOTES_FORMAT,XDG_DATA_HOME",
+    "--allow-read",
+    "--allow-write",
+    "--allow-sys=homedir",
+  ],
 });
 
 const storeFor = (env: (name: string) => string | undefined) => new NoteStore(notesHome(env));

@@ -127,7 +127,26 @@ export interface ToolOptions<
    * served. @default the built-in
    */
   extendMcpListen?: (builtin: McpListenDefinition) => CommandDefinition<L>;
+  /**
+   * The Deno permission flags the tool's commands need when an MCP client starts its `mcp serve` from
+   * source on Deno: `mcp install` registers `deno run <these> <main module> mcp serve`, and never copies the
+   * permissions its own run held (those were for writing a configuration file). Unused on Node and by a
+   * compiled binary, whose permissions are its own. Undeclared, the server gets none, and `mcp install`
+   * warns on Deno. @default undeclared
+   *
+   * @example
+   * ```ts
+   * const tool = createTool({
+   *   name: "notes", version: "1.0.0", description: "Keep short notes",
+   *   denoPermissions: ["--allow-env=NOTES_HOME,XDG_DATA_HOME,HOME", "--allow-read", "--allow-write"],
+   * });
+   * ```
+   */
+  denoPermissions?: readonly string[];
 }
+
+// A permission flag as `deno run` takes it: `--allow-read`, `--allow-env=HOME,PATH`, `--deny-net`, `-A`.
+const DENO_PERMISSION = /^(?:-A|--allow-all|--(?:allow|deny)-[a-z]+(?:=.+)?)$/;
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
@@ -158,6 +177,8 @@ export class Tool {
   /** How long idempotency records are kept, in seconds ({@linkcode ToolOptions.idempotencyLifetimeSeconds}). */
   readonly idempotencyLifetimeSeconds: number;
   readonly registry: CommandRegistry = new CommandRegistry();
+  /** What `mcp serve` is started with on Deno ({@linkcode ToolOptions.denoPermissions}). */
+  readonly denoPermissions: readonly string[] | undefined;
   readonly #stateDir: ToolOptions["stateDir"];
 
   constructor(options: ToolOptions) {
@@ -185,6 +206,16 @@ export class Tool {
       );
     }
     this.idempotencyLifetimeSeconds = lifetime;
+    const permissions = options.denoPermissions;
+    const bad = permissions?.find((flag) => !DENO_PERMISSION.test(flag));
+    if (bad !== undefined) {
+      throw new RegistrationError(
+        options.name,
+        "denoPermissions",
+        `'${bad}' is not a Deno permission flag: --allow-<name>[=<values>], --deny-<name>[=<values>] or -A`,
+      );
+    }
+    this.denoPermissions = permissions === undefined ? undefined : [...permissions];
     this.#stateDir = options.stateDir;
     registerManifest(this);
     registerMcpServe(this, options.extendMcpServe);

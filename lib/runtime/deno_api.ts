@@ -21,7 +21,9 @@ export interface DenoApi {
   build: { os: string };
   /** Absent on Deno versions without synchronous queries. */
   permissions?: {
-    querySync?(descriptor: { name: "env"; variable: string }): { state: "granted" | "denied" | "prompt" };
+    querySync?(
+      descriptor: { name: "env"; variable: string } | { name: "read"; path: string },
+    ): { state: "granted" | "denied" | "prompt" };
   };
 }
 

@@ -38,15 +38,16 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
 }
 
 /**
- * Creates a directory and its parents; a no-op when it exists.
+ * Creates a directory and its parents (`mode` narrowed by the umask, private by default); a no-op when it
+ * exists.
  *
  * @example
  * ```ts
  * await ensureDir("/tmp/notes");
  * ```
  */
-export async function ensureDir(path: string): Promise<void> {
-  await fs().mkdir(path, { recursive: true, mode: 0o700 });
+export async function ensureDir(path: string, mode = 0o700): Promise<void> {
+  await fs().mkdir(path, { recursive: true, mode });
 }
 
 /**
@@ -87,6 +88,30 @@ export function joinPath(...segments: string[]): string {
  */
 export function homeDir(): string {
   return os().homedir();
+}
+
+/**
+ * The home directory the user database gives this process's user, whatever `HOME` says (the fallback when
+ * `HOME` is unset or unusable); `undefined` when the user has no entry. On Deno it takes `--allow-sys`.
+ *
+ * @example
+ * ```ts
+ * const home = accountHomeDir(); // "/home/ada"
+ * ```
+ */
+export function accountHomeDir(): string | undefined {
+  try {
+    return os().userInfo().homedir || undefined;
+  } catch (error) {
+    // A uid without a passwd entry (a container's arbitrary user) has no home to fall back on.
+    if (
+      (error as { code?: string }).code === "ENOENT" ||
+      (error as { code?: string }).code === "ERR_SYSTEM_ERROR"
+    ) {
+      return undefined;
+    }
+    throw error;
+  }
 }
 
 /** What a path names, following symbolic links. */

@@ -68,6 +68,21 @@ export function optionalEnv(name: string): string | undefined {
 }
 
 /**
+ * Whether this run may read a path without asking: always on Node; on Deno when `--allow-read` covers it.
+ * A look the program can do without is skipped otherwise, where reading would make Deno stop and prompt a
+ * person at a terminal.
+ *
+ * @example
+ * ```ts
+ * if (mayRead("/usr/bin/node")) console.error("the runtime can be looked at");
+ * ```
+ */
+export function mayRead(path: string): boolean {
+  const state = deno?.permissions?.querySync?.({ name: "read", path }).state;
+  return state === undefined || state === "granted";
+}
+
+/**
  * A copy of the whole environment, for handing to a child process.
  *
  * @example

@@ -3,6 +3,7 @@
 // without (`<TOOL>_FORMAT`) fall back to their defaults. Deno runs the tool whichever runtime runs the test.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
@@ -71,6 +72,153 @@ describe("Deno with least privilege", { skip: existsSync(DENO) ? false : "no Den
       });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(onlyEnvelope(result.stdout).data.note.title, "least");
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  // `mcp install` asks for what its file needs and nothing more, and never hands the install's grants to the
+  // server it registers: the entry carries what the tool declares (createTool's denoPermissions).
+  const DECLARED = [
+    "--allow-env=NOTES_HOME,NOTES_FORMAT,XDG_DATA_HOME",
+    "--allow-read",
+    "--allow-write",
+    "--allow-sys=homedir",
+  ];
+  const install = (permissions: string[], args: string[], env: Record<string, string>) =>
+    run([
+      DENO,
+      "run",
+      "--quiet",
+      "--no-prompt",
+      ...permissions,
+      NOTES_TS,
+      "--format",
+      "json",
+      "mcp",
+      "install",
+      ...args,
+    ], {
+      env: { XDG_CONFIG_HOME: "", CLAUDE_CONFIG_DIR: "", ...env },
+    });
+
+  it("mcp install --print takes no permission; --config takes read and write on its directory only", async () => {
+    const home = tempDir();
+    try {
+      const print = await install([], ["--client", "cursor", "--print"], {});
+      assert.equal(print.code, 0, print.stdout);
+      const config = join(home.path, "mcp.json");
+      const scoped = [`--allow-read=${home.path}`, `--allow-write=${home.path}`];
+      const result = await install(scoped, ["--client", "cursor", "--config", config], {});
+      assert.equal(result.code, 0, result.stdout);
+      assert.ok(existsSync(config));
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  const locations: Array<[string, string[], string[], string]> = [
+    ["cursor, user", ["--client", "cursor"], ["HOME"], ".cursor/mcp.json"],
+    ["claude-code, user", ["--client", "claude-code"], ["HOME", "CLAUDE_CONFIG_DIR"], ".claude.json"],
+    [
+      "claude-desktop on Linux",
+      ["--client", "claude-desktop"],
+      ["HOME", "XDG_CONFIG_HOME"],
+      ".config/Claude/claude_desktop_config.json",
+    ],
+    [
+      "vscode, user, on Linux",
+      ["--client", "vscode", "--scope", "user"],
+      ["HOME", "XDG_CONFIG_HOME"],
+      ".config/Code/User/mcp.json",
+    ],
+    ["claude-code, project", ["--client", "claude-code", "--scope", "project"], [], ".mcp.json"],
+  ];
+  for (const [where, args, variables, file] of locations) {
+    it(
+      `mcp install (${where}) runs with --allow-env${
+        variables.length === 0 ? "" : `=${variables.join(",")}`
+      } and read and write on the configuration's directory`,
+      {
+        skip: process.platform === "linux" ? false : "the Linux locations",
+      },
+      async () => {
+        const home = tempDir();
+        try {
+          const permissions = [
+            ...(variables.length === 0 ? [] : [`--allow-env=${variables.join(",")}`]),
+            `--allow-read=${home.path}`,
+            `--allow-write=${home.path}`,
+          ];
+          const result = await run(
+            [
+              DENO,
+              "run",
+              "--quiet",
+              "--no-prompt",
+              ...permissions,
+              NOTES_TS,
+              "--format",
+              "json",
+              "mcp",
+              "install",
+              ...args,
+            ],
+            { env: { HOME: home.path, XDG_CONFIG_HOME: "", CLAUDE_CONFIG_DIR: "" }, cwd: home.path },
+          );
+          assert.equal(result.code, 0, result.stdout);
+          assert.ok(existsSync(join(home.path, file)), file);
+        } finally {
+          home.cleanup();
+        }
+      },
+    );
+  }
+
+  it("the registered entry carries the tool's declared permissions, not the install's; another grant is a noop", async () => {
+    const home = tempDir();
+    try {
+      const config = join(home.path, "mcp.json");
+      const narrow = [`--allow-read=${home.path}`, `--allow-write=${home.path}`];
+      const first = await install(narrow, ["--client", "cursor", "--config", config], {});
+      assert.equal(first.code, 0, first.stdout);
+      const entry = onlyEnvelope(first.stdout).data.server;
+      assert.deepEqual(entry.args, ["run", ...DECLARED, NOTES_TS, "mcp", "serve"]);
+      const again = await install(["-A"], ["--client", "cursor", "--config", config], {});
+      assert.equal(again.code, 0, again.stdout);
+      assert.equal(onlyEnvelope(again.stdout).data.effect, "noop", "the entry does not depend on the grants");
+      assert.deepEqual(onlyEnvelope(again.stdout).warnings, []);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("a tool that declares no permissions is registered with none, and the install says so", async () => {
+    const home = tempDir();
+    try {
+      const config = join(home.path, "mcp.json");
+      const many = join(ROOT, "tests", "fixtures", "many.ts");
+      const result = await run([
+        DENO,
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "-A",
+        many,
+        "--format",
+        "json",
+        "mcp",
+        "install",
+        "--client",
+        "cursor",
+        "--config",
+        config,
+      ]);
+      assert.equal(result.code, 0, result.stdout);
+      const envelope = onlyEnvelope(result.stdout);
+      assert.deepEqual(envelope.data.server.args, ["run", many, "mcp", "serve"], "not the install's -A");
+      assert.deepEqual(envelope.warnings.map((warning: { code: string }) => warning.code), ["LAUNCH_CAVEAT"]);
+      assert.match(envelope.warnings[0].message, /declares no Deno permissions/);
     } finally {
       home.cleanup();
     }

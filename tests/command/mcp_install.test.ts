@@ -6,14 +6,12 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
@@ -22,7 +20,18 @@ import { CommandError, ExitCode } from "../../mod.ts";
 import { mergeServer } from "../../lib/command/builtins/mcp_install/config_merge.ts";
 import { initialize } from "../helpers/mcp_wire.ts";
 import { WireSession } from "../helpers/mcp_wire.ts";
-import { type Loose, NOTES, onlyEnvelope, run, type RunResult, tempDir } from "../helpers/run.ts";
+import {
+  AS_ROOT,
+  backupsOf,
+  filesBelow,
+  giveToUnprivileged,
+  install,
+  readJson,
+  sandbox,
+  sandboxEnv,
+  UNPRIVILEGED,
+} from "../helpers/install.ts";
+import { type Loose, NOTES, onlyEnvelope, run } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
 /** Each client: the key its servers live under, and the `type` its entries carry. */
@@ -35,60 +44,10 @@ const CLIENTS = {
 
 type Client = keyof typeof CLIENTS;
 
-/** A temporary directory that is HOME and the working directory of every install in one test. */
-interface Sandbox {
-  home: string;
-  cleanup(): void;
-}
-
-function sandbox(): Sandbox {
-  const dir = tempDir("toolwire-install-");
-  return { home: dir.path, cleanup: dir.cleanup };
-}
-
-// The variables that move a client's configuration are cleared, so the defaults under HOME are what counts.
-// Deno keeps its cache under HOME unless told otherwise: it stays where it was, outside the sandbox.
-function sandboxEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    HOME: box.home,
-    XDG_CONFIG_HOME: "",
-    CLAUDE_CONFIG_DIR: "",
-    APPDATA: "",
-    DENO_DIR: process.env.DENO_DIR || join(homedir(), ".cache", "deno"),
-    ...extra,
-  };
-}
-
-async function install(
-  box: Sandbox,
-  args: string[],
-  options: { program?: readonly string[]; env?: Record<string, string> } = {},
-): Promise<RunResult> {
-  return await run([...(options.program ?? NOTES), "--format", "json", "mcp", "install", ...args], {
-    env: sandboxEnv(box, options.env),
-    cwd: box.home,
-  });
-}
-
-function readJson(path: string): Loose {
-  return JSON.parse(readFileSync(path, "utf8"));
-}
-
-/** Every file below a directory, as relative paths. */
-function filesBelow(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (lstatSync(path).isDirectory()) out.push(...filesBelow(path).map((inner) => join(name, inner)));
-    else out.push(name);
-  }
-  return out.sort();
-}
-
-function backupsOf(config: string): string[] {
-  const dir = join(config, "..");
-  const base = config.slice(dir.length + 1);
-  return readdirSync(dir).filter((name) => name.startsWith(`${base}.`) && name.endsWith(".bak"));
+/** An entry as VS Code or Cursor runs it: `${workspaceFolder}` replaced by the project's directory. */
+function inWorkspace(entry: Loose, folder: string): Loose {
+  const substitute = (text: string) => text.replaceAll("${workspaceFolder}", folder);
+  return { ...entry, command: substitute(entry.command), args: entry.args.map(substitute) };
 }
 
 /** Starts a server the way a client would from its entry, and checks it answers initialize and tools/list. */
@@ -120,7 +79,7 @@ describe("mcp install: every client, a fresh configuration", () => {
       const box = sandbox();
       try {
         const config = join(box.home, "conf", `${client}.json`);
-        const result = await install(box, ["--client", client, "--config", config]);
+        const result = await install(box, ["--client", client, "--config", config, "--scope", "user"]);
         assert.equal(result.code, 0, result.stderr);
         const data = onlyEnvelope(result.stdout).data;
         assert.equal(data.effect, "created");
@@ -183,11 +142,12 @@ describe("mcp install: an existing configuration keeps everything else", () => {
       const text = readFileSync(config, "utf8");
       assert.ok(
         text.startsWith(
-          '\uFEFF{\r\n\t"__proto__": {\r\n\t\t"polluted": true\r\n\t},\r\n\t"mcpServers": {\r\n\t\t"notes": {',
+          '\uFEFF{\r\n\t"__proto__": {"polluted": true},\r\n\t"mcpServers": {\r\n\t\t"notes": {\r\n',
         ),
         text,
       );
-      assert.ok(text.endsWith("}\r\n"));
+      assert.ok(text.endsWith("\r\n\t\t}\r\n\t}\r\n}\r\n"), text);
+      assert.doesNotMatch(text, /[^\r]\n/, "every line ends in CRLF");
     } finally {
       box.cleanup();
     }
@@ -340,20 +300,23 @@ describe("mcp install: --dry-run and --print change nothing", () => {
 });
 
 describe("mcp install: refusals leave the file as it was", () => {
-  const broken: Array<[string, string]> = [
-    ["a trailing comma", '{"mcpServers": {},}'],
-    ["a comment (VS Code's JSONC)", '// servers\n{"servers": {}}'],
-    ["an array at the top", "[]"],
-    ["truncated JSON", '{"mcpServers": {"a": '],
-    ["servers that are not an object", '{"mcpServers": ["x"], "servers": ["x"]}'],
+  // Which clients refuse each: JSONC only where the client would not read it (VS Code does).
+  const strict = ["claude-desktop", "claude-code", "cursor"];
+  const broken: Array<[string, string, string[]]> = [
+    ["a trailing comma", '{"mcpServers": {},}', strict],
+    ["a comment", '// servers\n{"mcpServers": {}}', strict],
+    ["an array at the top", "[]", Object.keys(CLIENTS)],
+    ["truncated JSON", '{"mcpServers": {"a": ', Object.keys(CLIENTS)],
+    ["servers that are not an object", '{"mcpServers": ["x"], "servers": ["x"]}', Object.keys(CLIENTS)],
+    ["a comment that is never closed", '/* servers\n{"servers": {}}', Object.keys(CLIENTS)],
   ];
-  for (const [what, text] of broken) {
-    it(`${what}: exit 4 PRECONDITION naming the file; untouched, no backup, no lock left`, async () => {
+  for (const [what, text, clients] of broken) {
+    it(`${what}: exit 4 PRECONDITION naming the file for ${clients.join(", ")}; untouched, no backup, no lock left`, async () => {
       const box = sandbox();
       try {
         const config = join(box.home, "mcp.json");
         writeFileSync(config, text);
-        for (const client of Object.keys(CLIENTS)) {
+        for (const client of clients) {
           const result = await install(box, ["--client", client, "--config", config]);
           assert.equal(result.code, ExitCode.PRECONDITION, result.stdout);
           const envelope = onlyEnvelope(result.stdout);
@@ -442,9 +405,12 @@ describe("mcp install: refusals leave the file as it was", () => {
     }
   });
 
+  // Root writes any directory: as root, the install runs as nobody.
   it("a configuration in a read-only directory: exit 7 PERMISSION_DENIED, untouched", {
-    skip: process.platform === "win32" || process.getuid?.() === 0
-      ? "needs POSIX permissions that bind (not root)"
+    skip: process.platform === "win32"
+      ? "POSIX permissions"
+      : AS_ROOT && UNPRIVILEGED.prefix === undefined
+      ? UNPRIVILEGED.skip
       : false,
   }, async () => {
     const box = sandbox();
@@ -453,8 +419,11 @@ describe("mcp install: refusals leave the file as it was", () => {
       mkdirSync(dir);
       const config = join(dir, "mcp.json");
       writeFileSync(config, "{}");
+      if (AS_ROOT) giveToUnprivileged(box);
       chmodSync(dir, 0o500);
-      const result = await install(box, ["--client", "cursor", "--config", config]);
+      const result = await install(box, ["--client", "cursor", "--config", config], {
+        unprivileged: AS_ROOT,
+      });
       assert.equal(result.code, ExitCode.PERMISSION_DENIED, result.stdout);
       assert.equal(readFileSync(config, "utf8"), "{}");
     } finally {
@@ -526,7 +495,7 @@ describe("mcp install: the written entry starts a working server", () => {
     }
   });
 
-  it("toolwire --exec: registers `toolwire mcp serve --exec` with an absolute --cwd; the entry serves the CLI's commands", async () => {
+  it("toolwire --exec: registers `toolwire mcp serve --exec` with --cwd the workspace folder in a project file, absolute in a user file; the entry serves the CLI's commands", async () => {
     const box = sandbox();
     try {
       const config = join(box.home, ".vscode", "mcp.json");
@@ -538,10 +507,34 @@ describe("mcp install: the written entry starts a working server", () => {
       assert.equal(data.name, "notes", "named after the tool the CLI's manifest describes");
       const entry = readJson(config).servers.notes;
       assert.equal(entry.type, "stdio");
-      assert.deepEqual(entry.args.slice(-6), ["mcp", "serve", "--exec", execLine(NOTES), "--cwd", box.home]);
-      const tools = await assertServerStarts(entry, join(box.home, ".vscode"));
+      assert.deepEqual(entry.args.slice(-6), [
+        "mcp",
+        "serve",
+        "--exec",
+        execLine(NOTES),
+        "--cwd",
+        "${workspaceFolder}",
+      ]);
+      // VS Code substitutes the folder, and starts the server wherever it likes.
+      const tools = await assertServerStarts(inWorkspace(entry, box.home), join(box.home, ".vscode"));
       assert.ok(tools.includes("add") && tools.includes("remove"), tools.join(" "));
       assert.equal(tools.includes("mcp_install"), false);
+
+      const user = join(box.home, "user.json");
+      const mine = await install(box, [
+        "--client",
+        "vscode",
+        "--scope",
+        "user",
+        "--config",
+        user,
+        "--exec",
+        execLine(NOTES),
+      ], {
+        program: TOOLWIRE,
+      });
+      assert.equal(mine.code, 0, mine.stderr);
+      assert.deepEqual(readJson(user).servers.notes.args.slice(-2), ["--cwd", box.home]);
     } finally {
       box.cleanup();
     }
@@ -630,6 +623,8 @@ describe("mcp install: its contract", () => {
 describe("mergeServer (in-process)", () => {
   const request = {
     path: "c.json",
+    client: "Cursor",
+    jsonc: false,
     serversKey: "mcpServers",
     name: "notes",
     entry: { command: "node" },
@@ -655,11 +650,18 @@ describe("mergeServer (in-process)", () => {
     );
   });
 
-  it("a file nested deeper than the stack is refused with PRECONDITION, not a crash", () => {
+  it("a value nested deeper than any stack elsewhere in the file is kept as it is", () => {
     const deep = `{"a": ${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    const merge = mergeServer(deep, request);
+    assert.equal(merge.change, "create");
+    assert.equal(merge.text, `${deep.slice(0, -1)}, "mcpServers": {"notes": {"command": "node"}}}`);
+  });
+
+  it("an entry of that name nested deeper than the stack is refused with PRECONDITION, not a crash", () => {
+    const deep = `{"mcpServers": {"notes": ${"[".repeat(200_000)}${"]".repeat(200_000)}}}`;
     let caught: unknown;
     try {
-      mergeServer(deep, request);
+      mergeServer(deep, { ...request, force: true });
     } catch (error) {
       caught = error;
     }

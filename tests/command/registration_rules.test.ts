@@ -61,6 +61,24 @@ function assertRefused(
   assert.ok(caught.message.includes(field), `the message names the field: ${caught.message}`);
 }
 
+describe("registration: the tool's options", () => {
+  it("denoPermissions takes Deno's permission flags only, and the tool keeps a copy", () => {
+    const options = { name: "perm", version: "1.0.0", description: "Permissions" };
+    const flags = ["--allow-env=HOME,PATH", "--allow-read", "--deny-net", "-A"];
+    const tool = createTool({ ...options, denoPermissions: flags });
+    assert.deepEqual(tool.denoPermissions, flags);
+    assert.notEqual(tool.denoPermissions, flags);
+    assert.equal(createTool(options).denoPermissions, undefined);
+    for (const bad of ["--allow-read; rm -rf /", "-A --allow-all", "allow-read", "--reload", ""]) {
+      assert.throws(
+        () => createTool({ ...options, denoPermissions: [bad] }),
+        (error) => error instanceof RegistrationError && /denoPermissions/.test(error.message),
+        bad,
+      );
+    }
+  });
+});
+
 describe("registration: the command path", () => {
   it("refuses a path that is not dotted lowercase kebab-case", () => {
     for (

@@ -59,6 +59,11 @@ export interface ServeTarget {
   serveArgs: readonly string[];
   /** The server's name when `--name` is not given. */
   defaultName: string;
+  /**
+   * The Deno permission flags the server is started with, when the tool runs from source on Deno
+   * ({@linkcode ToolOptions.denoPermissions}); undeclared, it gets none and the install warns.
+   */
+  denoPermissions?: readonly string[];
 }
 
 /**
@@ -140,7 +145,7 @@ function builtinDefinition(tool: Tool): McpInstallDefinition {
       "4": {
         name: "PRECONDITION",
         description:
-          "The configuration is not a JSON object, or holds its servers in something else; it was left as it is",
+          "The configuration is not a regular file with a JSON object the client reads, or has a key twice; left as it is",
         retryable: false,
         side_effects: "none",
       },
@@ -153,7 +158,8 @@ function builtinDefinition(tool: Tool): McpInstallDefinition {
       },
       "7": {
         name: "PERMISSION_DENIED",
-        description: "The configuration file or its directory cannot be written; it was left as it is",
+        description:
+          "The configuration is read-only, or it or its directory cannot be written; it was left as it is",
         retryable: false,
         side_effects: "none",
       },
@@ -183,7 +189,12 @@ function builtinDefinition(tool: Tool): McpInstallDefinition {
           `${tool.name} mcp install --client claude-code --env ${tool.envPrefix}_HOME=/srv/${tool.name} --force`,
       },
     ],
-    run: (ctx) => installMcpServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: tool.name }),
+    run: (ctx) =>
+      installMcpServer(ctx, {
+        serveArgs: ["mcp", "serve"],
+        defaultName: tool.name,
+        ...(tool.denoPermissions === undefined ? {} : { denoPermissions: tool.denoPermissions }),
+      }),
     plain: renderInstall,
   };
 }

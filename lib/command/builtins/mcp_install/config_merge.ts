@@ -1,12 +1,31 @@
+/**
+ * Adding one server entry to the text of a client configuration by editing it in place: only the bytes of
+ * that entry change (and the separators around it); every other byte — numbers beyond a double's precision,
+ * escapes, key order, comments, compact or minified layout, line ends, a byte-order mark — stays as it was.
+ * @module
+ */
 import { CommandError } from "../../contract/command_error.ts";
 import { ExitCode } from "../../../exit_code.ts";
-import { canonicalJson, isRecord } from "../../../json.ts";
-import { errorMessage } from "../../run/thrown_error.ts";
+import { canonicalJson } from "../../../json.ts";
+import { indentUnit, type JsonLayout, lineEnd, lineIndent, renderJson } from "./json_layout.ts";
+import {
+  type JsonDialect,
+  JsonSyntaxError,
+  onlyTrivia,
+  scanJson,
+  type ScannedJson,
+  strictJson,
+  triviaBetween,
+} from "./json_scan.ts";
 
 /** What {@linkcode mergeServer} merges, and where. */
 export interface ServerMergeRequest {
   /** The file, for messages. */
   path: string;
+  /** The client, for messages: `Claude Desktop`. */
+  client: string;
+  /** Whether the client reads the file as JSONC (comments, trailing commas) or as plain JSON. */
+  jsonc: boolean;
   /** The key of the object holding the servers: `mcpServers` or `servers`. */
   serversKey: string;
   /** The server's name. */
@@ -23,61 +42,123 @@ export interface ServerMerge {
   change: "create" | "replace" | "none";
   /** The entry the name held before, `null` when none. */
   before: unknown;
-  /** The file's new content: every other key and server as it was, the indentation and line ends kept. */
+  /** The file's new content: the old one with only the server's entry (and its separators) changed. */
   text: string;
 }
 
 /**
+ * A configuration file's bytes as text; PRECONDITION when they are not UTF-8, which every client reads them
+ * as (a byte-order mark is kept as U+FEFF, so that it is written back).
+ *
+ * @example
+ * ```ts
+ * decodeConfig(new TextEncoder().encode('{"mcpServers": {}}'), "/home/ada/.cursor/mcp.json");
+ * ```
+ */
+export function decodeConfig(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new CommandError(
+      ExitCode.PRECONDITION,
+      `${path} is not UTF-8 text; the file was left as it is`,
+      { suggestion: "save the file as UTF-8, or print the entry with --print and add it yourself" },
+    );
+  }
+}
+
+/**
  * Merges one server entry into the text of a client configuration, or refuses: PRECONDITION when the text
- * is not a JSON object or its servers key holds something other than an object, CONFLICT when the name holds
- * another entry and `force` is off. Nothing is written here; the caller writes `text`. A missing or blank
- * file counts as `{}`.
+ * is not a JSON object in the client's dialect, holds its servers key or the server's name twice, or its
+ * servers key holds something other than an object; CONFLICT when the name holds another entry and `force`
+ * is off. Nothing is written here; the caller writes `text`. A missing or blank file counts as `{}`.
  *
  * @example
  * ```ts
  * const merge = mergeServer('{"theme":"dark"}', {
  *   path: "/home/ada/.cursor/mcp.json",
+ *   client: "Cursor",
+ *   jsonc: false,
  *   serversKey: "mcpServers",
  *   name: "notes",
  *   entry: { command: "notes", args: ["mcp", "serve"] },
  *   force: false,
  * });
- * merge.change; // "create"
+ * merge.text; // '{"theme":"dark","mcpServers":{"notes":{"command":"notes","args":["mcp","serve"]}}}'
  * ```
  */
 export function mergeServer(original: string | undefined, request: ServerMergeRequest): ServerMerge {
   try {
-    return merge(original, request);
+    return merge(original ?? "", request);
   } catch (error) {
-    // JSON.stringify and the comparison recurse: a file nested deeper than the stack is refused, not crashed on.
+    // Comparing the entry already there recurses: one nested deeper than that is refused, not crashed on.
     if (!(error instanceof RangeError)) throw error;
     throw new CommandError(
       ExitCode.PRECONDITION,
-      `${request.path} is nested too deeply to rewrite; the file was left as it is`,
+      `${request.path}: the entry of '${request.name}' is nested too deeply to compare; the file was left as it is`,
     );
   }
 }
 
-function merge(original: string | undefined, request: ServerMergeRequest): ServerMerge {
-  const bom = original?.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const source = (original ?? "").slice(bom.length);
-  const config = parseConfig(source, request.path);
-  const key = request.serversKey;
-  const servers = Object.hasOwn(config, key) ? config[key] : undefined;
-  if (servers !== undefined && !isRecord(servers)) {
+/** One change to the text: the characters from `start` to `end` become `text`. */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One member of a scanned object: its key, and the token indices of its key, value and comma. */
+interface Member {
+  key: string;
+  keyToken: number;
+  valueFirst: number;
+  valueLast: number;
+  comma: number | undefined;
+}
+
+function merge(source: string, request: ServerMergeRequest): ServerMerge {
+  const start = source.startsWith("\uFEFF") ? 1 : 0;
+  const dialect: JsonDialect = { jsonc: request.jsonc };
+  const wanted = { [request.name]: request.entry };
+  if (isBlank(source, start, dialect, request)) {
+    return { change: "create", before: null, text: freshText(source, start, request.serversKey, wanted) };
+  }
+  const scanned = scan(source, start, dialect, request);
+  if (scanned.tokens[0]!.kind !== "{") {
     throw new CommandError(
       ExitCode.PRECONDITION,
-      `${request.path}: "${key}" is not an object; the file was left as it is`,
+      `${request.path} does not hold a JSON object; the file was left as it is`,
       {
-        suggestion: `fix "${key}" by hand (it maps server names to their entries), then run this again`,
+        suggestion:
+          "a client configuration is one JSON object: fix the file by hand, or use --config to name another",
       },
     );
   }
-  const before = servers !== undefined && Object.hasOwn(servers, request.name) ? servers[request.name] : null;
-  if (before !== null && sameJson(before, request.entry)) {
-    return { change: "none", before, text: original ?? "" };
+  const top = membersOf(scanned, 0);
+  const serversMember = only(top, request.serversKey, request.path, "the top level", scanned);
+  if (serversMember === undefined) {
+    const edits = insertMember(scanned, 0, top, request.serversKey, wanted);
+    return { change: "create", before: null, text: applyEdits(source, edits) };
   }
-  if (before !== null && !request.force) {
+  if (scanned.tokens[serversMember.valueFirst]!.kind !== "{") {
+    throw new CommandError(
+      ExitCode.PRECONDITION,
+      `${request.path}: "${request.serversKey}" is not an object; the file was left as it is`,
+      {
+        suggestion:
+          `fix "${request.serversKey}" by hand (it maps server names to their entries), then run this again`,
+      },
+    );
+  }
+  const servers = membersOf(scanned, serversMember.valueFirst);
+  const existing = only(servers, request.name, request.path, `"${request.serversKey}"`, scanned);
+  if (existing === undefined) {
+    const edits = insertMember(scanned, serversMember.valueFirst, servers, request.name, request.entry);
+    return { change: "create", before: null, text: applyEdits(source, edits) };
+  }
+  const before: unknown = JSON.parse(strictJson(scanned, existing.valueFirst, existing.valueLast));
+  if (canonicalJson(before) === canonicalJson(request.entry)) return { change: "none", before, text: source };
+  if (!request.force) {
     throw new CommandError(
       ExitCode.CONFLICT,
       `${request.path} already has a server named '${request.name}' with another entry`,
@@ -88,52 +169,234 @@ function merge(original: string | undefined, request: ServerMergeRequest): Serve
       },
     );
   }
-  // The parsed objects are changed in place: every other key keeps its position, and a replaced server too.
-  const target = servers ?? {};
-  if (servers === undefined) config[key] = target;
-  target[request.name] = request.entry;
-  return { change: before === null ? "create" : "replace", before, text: bom + serialise(config, source) };
+  const edit = replaceValue(scanned, serversMember.valueFirst, existing, request.entry);
+  return { change: "replace", before, text: applyEdits(source, [edit]) };
 }
 
-function parseConfig(source: string, path: string): Record<string, unknown> {
-  if (source.trim() === "") return {};
-  let parsed: unknown;
+function isBlank(source: string, start: number, dialect: JsonDialect, request: ServerMergeRequest): boolean {
   try {
-    parsed = JSON.parse(source);
+    return onlyTrivia(source, dialect, start);
   } catch (error) {
-    throw new CommandError(
+    throw syntaxRefusal(error, request);
+  }
+}
+
+function scan(source: string, start: number, dialect: JsonDialect, request: ServerMergeRequest): ScannedJson {
+  try {
+    return scanJson(source, dialect, start);
+  } catch (error) {
+    throw syntaxRefusal(error, request);
+  }
+}
+
+function syntaxRefusal(error: unknown, request: ServerMergeRequest): unknown {
+  if (!(error instanceof JsonSyntaxError)) return error;
+  const where = `line ${error.line}, column ${error.column}`;
+  if (!request.jsonc && (error.what === "a comment" || error.what.startsWith("a comma before"))) {
+    return new CommandError(
       ExitCode.PRECONDITION,
-      `${path} is not valid JSON (${errorMessage(error)}); the file was left as it is`,
+      `${request.path} has ${error.what} at ${where}: ${request.client} reads this file as plain JSON, ` +
+        "without comments or trailing commas, and would not read it; the file was left as it is",
       {
         suggestion:
-          "fix the file by hand (comments and trailing commas are not JSON), or print the entry with --print and add it yourself",
+          "remove the comments and trailing commas, or print the entry with --print and add it yourself",
       },
     );
   }
-  if (!isRecord(parsed)) {
-    throw new CommandError(
-      ExitCode.PRECONDITION,
-      `${path} does not hold a JSON object; the file was left as it is`,
-      {
-        suggestion:
-          "a client configuration is one JSON object: fix the file by hand, or use --config to name another",
-      },
-    );
+  return new CommandError(
+    ExitCode.PRECONDITION,
+    `${request.path} is not valid ${
+      request.jsonc ? "JSONC" : "JSON"
+    } (${error.message}); the file was left ` +
+      "as it is",
+    { suggestion: "fix the file by hand, or print the entry with --print and add it yourself" },
+  );
+}
+
+// A missing or blank file becomes the servers object alone; comments (in JSONC) stay above it.
+function freshText(source: string, start: number, serversKey: string, servers: unknown): string {
+  const eol = lineEnd(source);
+  const layout: JsonLayout = { eol, unit: "  ", colon: ": ", comma: " ", inline: false };
+  const object = renderJson({ [serversKey]: servers }, "", layout);
+  const kept = source.slice(start);
+  if (/^[ \t\r\n]*$/.test(kept)) return `${source.slice(0, start)}${object}${eol}`;
+  return `${source}${/[\r\n]$/.test(source) ? "" : eol}${object}${eol}`;
+}
+
+function membersOf(scanned: ScannedJson, open: number): Member[] {
+  const { tokens, text } = scanned;
+  const close = scanned.closing.get(open)!;
+  const members: Member[] = [];
+  let index = open + 1;
+  while (index < close) {
+    const keyToken = index;
+    const token = tokens[keyToken]!;
+    const valueFirst = keyToken + 2;
+    const valueLast = scanned.closing.get(valueFirst) ?? valueFirst;
+    index = valueLast + 1;
+    let comma: number | undefined;
+    if (tokens[index]!.kind === ",") comma = index++;
+    const key = JSON.parse(text.slice(token.start, token.end)) as string;
+    members.push({ key, keyToken, valueFirst, valueLast, comma });
   }
-  return parsed;
+  return members;
 }
 
-// Written the way the file was: its indentation unit (two spaces unless it used another), its line ends, and
-// a final newline unless it had none.
-function serialise(config: Record<string, unknown>, source: string): string {
-  const indent = /\n([ \t]+)"/.exec(source)?.[1] ?? "  ";
-  const crlf = source.includes("\r\n");
-  const finalNewline = source.trim() === "" || /\n\s*$/.test(source);
-  let text = JSON.stringify(config, null, indent);
-  if (crlf) text = text.replaceAll("\n", "\r\n");
-  return finalNewline ? `${text}${crlf ? "\r\n" : "\n"}` : text;
+// The member of that key, if any; a key given twice is refused: clients keep one of the two (which one
+// differs), so an edit of either could silently lose the other.
+function only(
+  members: readonly Member[],
+  key: string,
+  path: string,
+  where: string,
+  scanned: ScannedJson,
+): Member | undefined {
+  const found = members.filter((member) => member.key === key);
+  if (found.length <= 1) return found[0];
+  const lines = found.map((member) => lineOf(scanned.text, scanned.tokens[member.keyToken]!.start));
+  throw new CommandError(
+    ExitCode.PRECONDITION,
+    `${path} has "${key}" ${found.length} times in ${where} (lines ${
+      lines.join(", ")
+    }); the file was left as it is`,
+    { suggestion: `keep one "${key}" (merge them by hand), then run this again` },
+  );
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) {
+    if (text[i] === "\n" || (text[i] === "\r" && text[i + 1] !== "\n")) line++;
+  }
+  return line;
+}
+
+/** The layout of new text inside the object opened at token `open`. */
+function layoutIn(scanned: ScannedJson, open: number, members: readonly Member[]): JsonLayout {
+  const { text, tokens } = scanned;
+  const close = scanned.closing.get(open)!;
+  const inline = members.length > 0
+    ? !/[\r\n]/.test(text.slice(tokens[open]!.start, tokens[close]!.end))
+    : !/[\r\n]/.test(text);
+  const minified = tokens.every((token, index) => index === 0 || tokens[index - 1]!.end === token.start);
+  const top = open === 0 ? members : membersOf(scanned, 0);
+  return {
+    eol: lineEnd(text),
+    unit: indentUnit(scanned),
+    colon: colonOf(scanned, members[0] ?? top[0]) ?? (minified ? ":" : ": "),
+    comma: commaOf(scanned, members) ?? commaOf(scanned, top) ?? (minified ? "" : " "),
+    inline,
+  };
+}
+
+// The spacing around the colon of a member, when it is spaces and tabs only.
+function colonOf(scanned: ScannedJson, member: Member | undefined): string | undefined {
+  if (member === undefined) return undefined;
+  const { text, tokens } = scanned;
+  const spacing = text.slice(tokens[member.keyToken]!.end, tokens[member.valueFirst]!.start);
+  return /^[ \t]*:[ \t]*$/.test(spacing) ? spacing : undefined;
+}
+
+// What follows a comma before the next member on the same line.
+function commaOf(scanned: ScannedJson, members: readonly Member[]): string | undefined {
+  const { text, tokens } = scanned;
+  for (const member of members) {
+    if (member.comma === undefined) continue;
+    const after = text.slice(tokens[member.comma]!.end, tokens[member.comma + 1]!.start);
+    if (/^[ \t]*$/.test(after)) return after;
+  }
+  return undefined;
+}
+
+/** The edits that add `key: value` as the last member of the object opened at token `open`. */
+function insertMember(
+  scanned: ScannedJson,
+  open: number,
+  members: readonly Member[],
+  key: string,
+  value: unknown,
+): Edit[] {
+  const { text, tokens } = scanned;
+  const layout = layoutIn(scanned, open, members);
+  const closeStart = tokens[scanned.closing.get(open)!]!.start;
+  const containerIndent = lineIndent(text, tokens[open]!.start).indent;
+  const member = (indent: string) =>
+    `${JSON.stringify(key)}${layout.colon}${renderJson(value, indent, layout)}`;
+  const last = members.at(-1);
+
+  if (last === undefined) {
+    const gapStart = tokens[open]!.end;
+    const comments = triviaBetween(text, gapStart, closeStart).filter((piece) => piece.kind === "comment");
+    const lastComment = comments.at(-1);
+    if (layout.inline) {
+      if (lastComment === undefined) return [{ start: gapStart, end: closeStart, text: member("") }];
+      return [{ start: lastComment.end, end: lastComment.end, text: member("") }];
+    }
+    if (lastComment === undefined) {
+      const indent = containerIndent + layout.unit;
+      return [{
+        start: gapStart,
+        end: closeStart,
+        text: `${layout.eol}${indent}${member(indent)}${layout.eol}${containerIndent}`,
+      }];
+    }
+    // After the comments (a commented-out server, a note): indented like the last of them.
+    const commentLine = lineIndent(text, lastComment.start);
+    const indent = commentLine.first ? commentLine.indent : containerIndent + layout.unit;
+    const tail = text.slice(lastComment.end, closeStart);
+    if (/[\r\n]/.test(tail)) {
+      return [{
+        start: lastComment.end,
+        end: lastComment.end,
+        text: `${layout.eol}${indent}${member(indent)}`,
+      }];
+    }
+    return [{
+      start: lastComment.end,
+      end: closeStart,
+      text: `${layout.eol}${indent}${member(indent)}${layout.eol}${containerIndent}`,
+    }];
+  }
+
+  const valueEnd = tokens[last.valueLast]!.end;
+  const trailingComma = last.comma !== undefined;
+  const anchor = trailingComma ? tokens[last.comma!]!.end : valueEnd;
+  const comma: Edit[] = trailingComma ? [] : [{ start: valueEnd, end: valueEnd, text: "," }];
+  if (layout.inline) {
+    const added = `${trailingComma ? layout.comma : `,${layout.comma}`}${member("")}${
+      trailingComma ? "," : ""
+    }`;
+    return [{ start: anchor, end: anchor, text: added }];
+  }
+  const keyLine = lineIndent(text, tokens[last.keyToken]!.start);
+  const indent = keyLine.first ? keyLine.indent : containerIndent + layout.unit;
+  const added = `${layout.eol}${indent}${member(indent)}${trailingComma ? "," : ""}`;
+  // The new member goes on a line of its own after everything that follows the last one — a comment on its
+  // line, commented-out members — before the line that closes the object.
+  const comments = triviaBetween(text, anchor, closeStart).filter((piece) => piece.kind === "comment");
+  const from = comments.at(-1)?.end ?? anchor;
+  const lineBreak = text.slice(from, closeStart).search(/[\r\n]/);
+  const at = lineBreak === -1 ? from : from + lineBreak;
+  return [...comma, { start: at, end: at, text: added }];
+}
+
+/** The edit that replaces a member's value with `value`, laid out like its object. */
+function replaceValue(scanned: ScannedJson, open: number, member: Member, value: unknown): Edit {
+  const { text, tokens } = scanned;
+  const layout = layoutIn(scanned, open, membersOf(scanned, open));
+  const start = tokens[member.valueFirst]!.start;
+  const indent = lineIndent(text, start).indent;
+  return { start, end: tokens[member.valueLast]!.end, text: renderJson(value, indent, layout) };
+}
+
+// From the last edit to the first, so that each one's offsets still hold; of two at one place, the one
+// listed first ends up first.
+function applyEdits(source: string, edits: readonly Edit[]): string {
+  let text = source;
+  const order = edits.map((edit, index) => ({ edit, index }));
+  order.sort((a, b) => b.edit.start - a.edit.start || b.index - a.index);
+  for (const { edit } of order) {
+    text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
+  }
+  return text;
 }

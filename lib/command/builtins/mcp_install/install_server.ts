@@ -1,27 +1,47 @@
 import { CommandError } from "../../contract/command_error.ts";
 import type { CommandContext } from "../../contract/contract.ts";
+import type { Warning } from "../../contract/envelope.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import {
+  accountHomeDir,
   currentDir,
   ensureDir,
+  fileStamp,
   getEnv,
   homeDir,
   joinPath,
-  readTextIfExists,
+  mayRead,
+  optionalEnv,
   removeFile,
 } from "../../../runtime/mod.ts";
 import {
   absolutePath,
+  assertWritable,
+  type ConfigFile,
   copyFileExclusive,
+  isAbsolutePath,
   LockDirectoryTimeout,
   parentDir,
-  realFilePath,
+  pathDelimiter,
+  pathSeparator,
+  readRegularFile,
+  relativePath,
   replaceTextFile,
+  resolveConfigFile,
+  sameFile,
+  UnchangeableFile,
   withLockDirectory,
 } from "../../../runtime/config_file.ts";
 import { platformName, selfLaunch } from "../../../runtime/launch.ts";
-import { mergeServer } from "./config_merge.ts";
-import { type ConfigScope, MCP_CLIENTS, type McpClient, type McpClientName } from "./mcp_clients.ts";
+import { decodeConfig, mergeServer } from "./config_merge.ts";
+import {
+  type ConfigPlace,
+  type ConfigScope,
+  MCP_CLIENTS,
+  type McpClient,
+  type McpClientName,
+  type ServerLaunch,
+} from "./mcp_clients.ts";
 import type { McpInstallFlags, ServeTarget } from "../mcp_install_command.ts";
 
 // Names every client accepts as a key and shows as they are (Claude Code allows no more).
@@ -65,7 +85,7 @@ export async function installServer(
     throw new CommandError(ExitCode.ARG_ERROR, "--print and --dry-run do not combine: --print reads no file");
   }
   const env = serverEnv(ctx.flags.env);
-  const launch = selfLaunch();
+  const launch = selfLaunch(target.denoPermissions ?? []);
   if (launch === undefined) {
     throw new CommandError(
       ExitCode.PRECONDITION,
@@ -75,17 +95,103 @@ export async function installServer(
       },
     );
   }
-  if (launch.caveat !== undefined) ctx.warn({ code: "LAUNCH_CAVEAT", message: launch.caveat });
+  if (launch.runtime === "deno" && target.denoPermissions === undefined) {
+    ctx.warn({
+      code: "LAUNCH_CAVEAT",
+      message:
+        "the tool declares no Deno permissions for its server, so the client starts `mcp serve` with " +
+        "none: a command that needs one answers PERMISSION_REQUIRED; add its --allow-* flags to args by hand",
+    });
+  }
   const serveArgs = [...target.serveArgs, ...(ctx.flags["read-only"] ? ["--read-only"] : [])];
-  const server = client.entry({ command: launch.command, args: [...launch.args, ...serveArgs], env });
+  let started: ServerLaunch = { command: launch.command, args: [...launch.args, ...serveArgs], env };
+  if (scope === "project") started = await portableLaunch(client, started, currentDir());
+  const server = client.entry(started);
   if (ctx.flags.print) {
     return { effect: "noop", client: clientName, name, snippet: { [client.serversKey]: { [name]: server } } };
   }
 
-  const place = { home: homeDir(), platform: platformName(), cwd: currentDir(), env: getEnv, join: joinPath };
+  const place = configPlace(ctx.warn.bind(ctx));
   const config = absolutePath(ctx.flags.config ?? client.configPath(scope, place));
   const update: ConfigUpdate = { client, clientName, scope, config, name, server, force: ctx.flags.force };
   return await fileErrors(config, () => ctx.dryRun ? preview(update) : apply(update, ctx.signal));
+}
+
+// Where this run looks a configuration up. Each fact is read when the client and scope need it, so that on
+// Deno `--config` takes no environment permission, and a project file none for HOME.
+function configPlace(warn: (warning: Warning) => void): ConfigPlace {
+  const platform = platformName();
+  const ignored = (name: string, value: string, instead: string) =>
+    warn({
+      code: "IGNORED_ENVIRONMENT",
+      message: `${name} is not an absolute path (${JSON.stringify(value)}): it is ignored, ${instead}`,
+    });
+  return {
+    platform,
+    cwd: currentDir,
+    join: joinPath,
+    dirEnv: (name) => {
+      const value = getEnv(name);
+      if (value === undefined || value === "") return undefined;
+      if (isAbsolutePath(value)) return value;
+      ignored(name, value, "as the XDG Base Directory specification says of a relative path");
+      return undefined;
+    },
+    home: () => {
+      if (platform === "win32") return homeDir();
+      const home = getEnv("HOME");
+      if (home !== undefined && home !== "" && isAbsolutePath(home)) return home;
+      const account = accountHomeDir();
+      if (account === undefined || !isAbsolutePath(account)) {
+        throw new CommandError(
+          ExitCode.PRECONDITION,
+          `cannot tell the home directory: HOME is ${home === undefined ? "unset" : JSON.stringify(home)} ` +
+            "and the user database has no absolute home for this user",
+          { suggestion: "set HOME to an absolute path, or name the file with --config" },
+        );
+      }
+      if (home !== undefined) {
+        ignored("HOME", home, `and the user database's home directory (${account}) is used`);
+      }
+      return account;
+    },
+  };
+}
+
+/**
+ * The launch as a project configuration should hold it, for everyone who checks the project out: a path
+ * inside the project in the client's project-relative form, and the runtime by its name when PATH finds
+ * that very executable under it (`node`, not one machine's `/home/ada/.nvm/…/bin/node`). A path outside the
+ * project stays absolute: nothing else names it.
+ */
+async function portableLaunch(
+  client: McpClient,
+  launch: ServerLaunch,
+  project: string,
+): Promise<ServerLaunch> {
+  const inProject = (path: string): string | undefined => {
+    if (!isAbsolutePath(path)) return undefined;
+    const relative = relativePath(project, path);
+    if (relative.startsWith("..") || isAbsolutePath(relative)) return undefined;
+    return client.projectPath(relative, pathSeparator());
+  };
+  const args = launch.args.map((arg) => inProject(arg) ?? arg);
+  return { ...launch, command: inProject(launch.command) ?? await byName(launch.command), args };
+}
+
+// The runtime by its bare name when the first program of that name on PATH is this very executable. Only
+// what this run may read is looked at: on Deno, anything else would stop for a permission prompt.
+async function byName(command: string): Promise<string> {
+  const name = command.slice(parentDir(command).length + 1);
+  const path = optionalEnv("PATH");
+  if (path === undefined || !mayRead(command)) return command;
+  for (const dir of path.split(pathDelimiter())) {
+    const candidate = joinPath(dir, name);
+    if (dir === "" || !isAbsolutePath(dir) || !mayRead(candidate)) continue;
+    if (await fileStamp(candidate) === undefined) continue;
+    return await sameFile(candidate, command) ? name : command;
+  }
+  return command;
 }
 
 interface ConfigUpdate {
@@ -108,9 +214,11 @@ function describe(update: ConfigUpdate): Record<string, unknown> {
   };
 }
 
-function merged(update: ConfigUpdate, original: string | undefined) {
-  return mergeServer(original, {
+function merged(update: ConfigUpdate, bytes: Uint8Array | undefined) {
+  return mergeServer(bytes === undefined ? undefined : decodeConfig(bytes, update.config), {
     path: update.config,
+    client: update.client.title,
+    jsonc: update.client.jsonc,
     serversKey: update.client.serversKey,
     name: update.name,
     entry: update.server,
@@ -118,19 +226,28 @@ function merged(update: ConfigUpdate, original: string | undefined) {
   });
 }
 
+// The file the update changes, refused before anything is created or locked if it is not a regular file
+// its owner lets us write.
+async function targetFile(update: ConfigUpdate): Promise<ConfigFile> {
+  const file = await resolveConfigFile(update.config);
+  await assertWritable(file);
+  return file;
+}
+
 // A dry run takes no lock and creates nothing, not even the directory: a rename-based writer never shows a
 // torn file, so one read sees a whole configuration.
 async function preview(update: ConfigUpdate): Promise<Record<string, unknown>> {
-  const original = await readTextIfExists(await realFilePath(update.config));
-  const merge = merged(update, original);
+  const file = await targetFile(update);
+  const bytes = file.existing === undefined ? undefined : await readRegularFile(file.path);
+  const merge = merged(update, bytes);
   if (merge.change === "none") return { effect: "noop", ...describe(update), backup: null };
   return {
     effect: merge.change === "create" ? "would_create" : "would_update",
     ...describe(update),
     would_affect: {
       config: update.config,
-      creates_file: original === undefined,
-      keeps_backup: original !== undefined,
+      creates_file: bytes === undefined,
+      keeps_backup: bytes !== undefined,
       servers_key: update.client.serversKey,
       before: merge.before,
       after: update.server,
@@ -139,18 +256,21 @@ async function preview(update: ConfigUpdate): Promise<Record<string, unknown>> {
 }
 
 async function apply(update: ConfigUpdate, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const real = await realFilePath(update.config);
-  await ensureDir(parentDir(real));
+  const file = await targetFile(update);
+  const project = update.scope === "project";
+  // A link's target is written where it is; only the client's own directory is created.
+  if (!file.linked) await ensureDir(parentDir(file.path), project ? 0o755 : 0o700);
   try {
-    return await withLockDirectory(real, async () => {
-      const original = await readTextIfExists(real);
-      const merge = merged(update, original);
+    return await withLockDirectory(file.path, async () => {
+      const bytes = await readRegularFile(file.path);
+      const merge = merged(update, bytes);
       if (merge.change === "none") {
         return { effect: "noop", ...describe(update), backup: null, next_step: update.client.reload };
       }
-      const backup = original === undefined ? null : await keepBackup(real);
+      const backup = bytes === undefined ? null : await keepBackup(file.path);
       try {
-        await replaceTextFile(real, merge.text);
+        // A project's file is checked in and read by the whole team: readable as any file there is.
+        await replaceTextFile(file.path, merge.text, { newFileMode: project ? 0o644 : 0o600 });
       } catch (error) {
         if (backup !== null) await removeFile(backup);
         throw error;
@@ -209,6 +329,7 @@ async function fileErrors<T>(config: string, action: () => Promise<T>): Promise<
   try {
     return await action();
   } catch (error) {
+    if (error instanceof UnchangeableFile) throw refusal(error, config);
     const code = (error as { code?: unknown }).code;
     if (error instanceof CommandError || typeof code !== "string") throw error;
     if (PERMISSION_CODES.has(code)) {
@@ -228,5 +349,35 @@ async function fileErrors<T>(config: string, action: () => Promise<T>): Promise<
       );
     }
     throw new CommandError(ExitCode.GENERAL_ERROR, `cannot change ${config} (${code}); it was left as it is`);
+  }
+}
+
+function refusal(error: UnchangeableFile, config: string): CommandError {
+  const named = error.path === config ? config : `${config} (${error.path})`;
+  switch (error.reason) {
+    case "not_regular":
+      return new CommandError(
+        ExitCode.PRECONDITION,
+        `${error.message}${error.path === config ? "" : `, and ${config} leads there`}; it was left as it is`,
+        { suggestion: "name a regular file with --config, or print the entry with --print" },
+      );
+    case "missing_directory":
+      return new CommandError(
+        ExitCode.PRECONDITION,
+        `${config} is a symbolic link, and ${error.message}; nothing was created`,
+        { suggestion: "create that directory, or point the link at an existing one" },
+      );
+    case "read_only":
+      return new CommandError(
+        ExitCode.PERMISSION_DENIED,
+        `${error.message.replace(error.path, named)}; it was left as it is`,
+        { suggestion: "make it writable (chmod u+w) to have it changed, or print the entry with --print" },
+      );
+    case "owner":
+      return new CommandError(
+        ExitCode.PERMISSION_DENIED,
+        `${error.message.replace(error.path, named)}; it was left as it is`,
+        { suggestion: "run this as the file's owner, or print the entry with --print and add it yourself" },
+      );
   }
 }

@@ -17,16 +17,23 @@ export interface ServerLaunch {
   env: Readonly<Record<string, string>>;
 }
 
-/** Where a configuration path is looked up: the facts of this machine and this run. */
+/**
+ * Where a configuration path is looked up: the facts of this machine and this run, each asked for only when
+ * the client and scope need it (on Deno, each is a permission).
+ */
 export interface ConfigPlace {
   /** The home directory. */
-  home: string;
+  home(): string;
   /** `darwin`, `linux`, `win32`, … */
   platform: string;
   /** The current directory: a project configuration lives below it. */
-  cwd: string;
-  /** Reads an environment variable (`APPDATA`, `XDG_CONFIG_HOME`, `CLAUDE_CONFIG_DIR`). */
-  env(name: string): string | undefined;
+  cwd(): string;
+  /**
+   * A directory an environment variable names (`APPDATA`, `XDG_CONFIG_HOME`, `CLAUDE_CONFIG_DIR`), or
+   * `undefined` when it is unset, empty or not an absolute path: the XDG specification calls a relative
+   * path invalid, to be ignored, and a literal `~/.config` is one.
+   */
+  dirEnv(name: string): string | undefined;
   /** Joins path segments. */
   join(...segments: string[]): string;
 }
@@ -39,6 +46,17 @@ export interface McpClient {
   scopes: readonly ConfigScope[];
   /** The key of the object that holds the servers, by name. */
   serversKey: "mcpServers" | "servers";
+  /**
+   * Whether the client reads its configuration as JSONC (comments, trailing commas) rather than plain JSON:
+   * a file with comments is edited for the first and refused for the second, which would not read it.
+   */
+  jsonc: boolean;
+  /**
+   * How a path inside the project is written in a project configuration, given relative to the project
+   * directory (`""` for the directory itself) with the platform's separator: in the form the client
+   * resolves against the project, wherever the project is checked out.
+   */
+  projectPath(relative: string, separator: string): string;
   /** The configuration file of a scope. */
   configPath(scope: ConfigScope, place: ConfigPlace): string;
   /** The entry of one stdio server. */
@@ -60,10 +78,22 @@ const stdioEntry = (launch: ServerLaunch): Record<string, unknown> => ({
 
 // Where desktop applications keep their settings: Electron's `appData` directory.
 function appDataDir(place: ConfigPlace): string {
-  if (place.platform === "darwin") return place.join(place.home, "Library", "Application Support");
-  if (place.platform === "win32") return place.env("APPDATA") || place.join(place.home, "AppData", "Roaming");
-  return place.env("XDG_CONFIG_HOME") || place.join(place.home, ".config");
+  if (place.platform === "darwin") return place.join(place.home(), "Library", "Application Support");
+  if (place.platform === "win32") {
+    return place.dirEnv("APPDATA") ?? place.join(place.home(), "AppData", "Roaming");
+  }
+  return place.dirEnv("XDG_CONFIG_HOME") ?? place.join(place.home(), ".config");
 }
+
+// Claude Code starts a project's servers in the project's directory, where `.mcp.json` is: a relative path
+// resolves there. The leading `./` marks a command as a path, not a name to look up in PATH.
+const relativeToProject = (relative: string, separator: string): string =>
+  relative === "" ? "." : `.${separator}${relative}`;
+
+// VS Code and Cursor substitute `${workspaceFolder}` in a project's `mcp.json`, whatever directory they start
+// the server in.
+const inWorkspaceFolder = (relative: string, separator: string): string =>
+  relative === "" ? "${workspaceFolder}" : `\${workspaceFolder}${separator}${relative}`;
 
 /**
  * Every client `--client` names.
@@ -78,6 +108,9 @@ export const MCP_CLIENTS: Readonly<Record<McpClientName, McpClient>> = {
     title: "Claude Desktop",
     scopes: ["user"],
     serversKey: "mcpServers",
+    // An Electron app that parses the file with JSON.parse: a comment or trailing comma and it loads no server.
+    jsonc: false,
+    projectPath: relativeToProject,
     configPath: (_scope, place) => place.join(appDataDir(place), "Claude", "claude_desktop_config.json"),
     entry: plainEntry,
     reload: "quit and reopen Claude Desktop",
@@ -86,10 +119,13 @@ export const MCP_CLIENTS: Readonly<Record<McpClientName, McpClient>> = {
     title: "Claude Code",
     scopes: ["user", "project"],
     serversKey: "mcpServers",
+    // Its settings reject comments ("Invalid or malformed JSON"), and it rewrites ~/.claude.json itself.
+    jsonc: false,
+    projectPath: relativeToProject,
     configPath: (scope, place) => {
-      if (scope === "project") return place.join(place.cwd, ".mcp.json");
-      const dir = place.env("CLAUDE_CONFIG_DIR");
-      return dir ? place.join(dir, ".claude.json") : place.join(place.home, ".claude.json");
+      if (scope === "project") return place.join(place.cwd(), ".mcp.json");
+      const dir = place.dirEnv("CLAUDE_CONFIG_DIR");
+      return dir === undefined ? place.join(place.home(), ".claude.json") : place.join(dir, ".claude.json");
     },
     entry: stdioEntry,
     reload: "start a new Claude Code session (`claude mcp list` shows the server)",
@@ -98,9 +134,12 @@ export const MCP_CLIENTS: Readonly<Record<McpClientName, McpClient>> = {
     title: "VS Code",
     scopes: ["project", "user"],
     serversKey: "servers",
+    // VS Code reads mcp.json as JSONC, as it does its settings.
+    jsonc: true,
+    projectPath: inWorkspaceFolder,
     configPath: (scope, place) =>
       scope === "project"
-        ? place.join(place.cwd, ".vscode", "mcp.json")
+        ? place.join(place.cwd(), ".vscode", "mcp.json")
         : place.join(appDataDir(place), "Code", "User", "mcp.json"),
     entry: stdioEntry,
     reload: "run 'MCP: List Servers' in VS Code and start the server",
@@ -109,10 +148,13 @@ export const MCP_CLIENTS: Readonly<Record<McpClientName, McpClient>> = {
     title: "Cursor",
     scopes: ["user", "project"],
     serversKey: "mcpServers",
+    // Cursor reports a trailing comma in mcp.json as an error and loads nothing from the file.
+    jsonc: false,
+    projectPath: inWorkspaceFolder,
     configPath: (scope, place) =>
       scope === "project"
-        ? place.join(place.cwd, ".cursor", "mcp.json")
-        : place.join(place.home, ".cursor", "mcp.json"),
+        ? place.join(place.cwd(), ".cursor", "mcp.json")
+        : place.join(place.home(), ".cursor", "mcp.json"),
     entry: plainEntry,
     reload: "open Cursor's MCP settings and enable the server",
   },
