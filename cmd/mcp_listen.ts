@@ -38,9 +38,7 @@ export function withExecListen(
   return {
     ...builtin,
     description:
-      "Serve MCP tools on an HTTP endpoint, a Unix socket or a loopback TCP port, to many clients at once, until SIGTERM: toolwire's own commands, or with --exec those of any CLI that prints a manifest",
-    // A bridged CLI can delete: the manifest says so whatever it serves today.
-    danger_level: "destructive",
+      "Serve MCP tools on an HTTP endpoint, a Unix socket or a loopback TCP port, to many clients at once, until SIGTERM: toolwire's own commands, or with --exec those of any CLI that prints a manifest (its clients can then run whatever that CLI serves, destructive commands included)",
     flags: { ...builtin.flags, ...LISTEN_EXEC_FLAGS },
     exit_codes: {
       ...builtin.exit_codes,

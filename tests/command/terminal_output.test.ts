@@ -295,7 +295,15 @@ describe("help text", () => {
     const commands = help.stdout.split("\n").filter((line) => /^ {2}[a-z]/.test(line)).map((line) =>
       line.slice(2).split("  ")[0]!.trim()
     );
-    assert.deepEqual(commands, ["chatty", "completions", "manifest", "mcp install", "mcp serve", "nested"]);
+    assert.deepEqual(commands, [
+      "chatty",
+      "completions",
+      "manifest",
+      "mcp install",
+      "mcp listen",
+      "mcp serve",
+      "nested",
+    ]);
   });
 
   it("speaks plain words: no requirement ids in any notes help", async () => {

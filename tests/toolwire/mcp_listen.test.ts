@@ -226,6 +226,8 @@ describe("toolwire mcp listen", () => {
   it("is not an MCP tool of toolwire's own server", async () => {
     const manifest = onlyEnvelope((await run([...TOOLWIRE, "manifest"])).stdout).data;
     assert.equal(manifest.commands["mcp.listen"].mcp, false);
-    assert.equal(manifest.commands["mcp.listen"].danger_level, "destructive");
+    // Rated by what it does itself; each call it serves keeps its own contract inside the protocol.
+    assert.equal(manifest.commands["mcp.listen"].danger_level, "safe");
+    assert.match(manifest.commands["mcp.listen"].description, /destructive commands included/);
   });
 });

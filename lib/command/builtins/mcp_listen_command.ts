@@ -9,7 +9,9 @@ import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/co
 import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
 import { LISTENER_DEFAULTS } from "../../protocol/mcp/listener_defaults.ts";
 import { commandCatalog } from "../mcp/command_catalog.ts";
-import { coverServedCommands, coverWithFloor, MCP_SERVE_FLAGS } from "./mcp_serve_command.ts";
+import { MCP_SERVE_FLAGS, servedBy } from "./mcp_serve_command.ts";
+import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
+import { commandWords } from "../contract/command_words.ts";
 import type { Tool } from "../tool.ts";
 import type { McpCoreOptions } from "../../protocol/mcp/mcp_core.ts";
 
@@ -124,10 +126,10 @@ export async function listenForClients(
 
 /**
  * Registers `mcp.listen` on a tool: the built-in — the tool's own commands — or, with `extend`, a definition
- * built from it. Like `mcp serve`, its manifest entry covers every command it serves, and is at least as
- * dangerous as the extension declares; the listener itself starts unconfirmed (each destructive call is
- * confirmed inside the protocol), so it is registered at the safe floor and takes none of the framework's
- * per-invocation flags but its own `--dry-run`.
+ * built from it. The listener is rated by what it does itself — it changes nothing; each call it serves is
+ * confirmed, replayed and previewed inside the protocol by that command's own contract — so it takes none of
+ * the framework's per-invocation flags but its own `--dry-run`, which lists what would be served. Its manifest
+ * entry names the most dangerous commands its clients can run, and their scopes.
  *
  * @example
  * ```ts
@@ -145,27 +147,42 @@ export function registerMcpListen<const F extends Record<string, FlagSpec>>(
     tool.registry.registerBuiltin(
       "mcp.listen",
       builtinDefinition.bind(undefined, tool),
-      coverServedCommands,
+      nameServedCommands,
       false,
     );
   } else {
-    const extended = extend(builtinDefinition(tool)) as unknown as CommandDefinition;
-    const floor = extended.danger_level;
     tool.registry.register(
       "mcp.listen",
-      { ...extended, danger_level: "safe" },
-      (entry, registry) => coverWithFloor(entry, registry, floor),
+      extend(builtinDefinition(tool)) as unknown as CommandDefinition,
+      nameServedCommands,
       ["dry-run"],
     );
   }
 }
 
+/** The listener's manifest entry names the most dangerous commands its clients can run, and their scopes. */
+const nameServedCommands: EntryRefiner = (entry, registry) => {
+  const served = servedBy(registry);
+  const level = mostSevere(served.map(([, served]) => served.danger_level));
+  const most = served.filter(([, served]) => served.danger_level === level).map(([path]) =>
+    commandWords(path)
+  );
+  return {
+    ...entry,
+    description: level === "safe"
+      ? entry.description
+      : `${entry.description}; its clients can run ${level} commands: ${most.join(", ")}`,
+    required_scopes: [
+      ...new Set([...entry.required_scopes, ...served.flatMap(([, served]) => served.required_scopes)]),
+    ].sort(),
+  };
+};
+
 function builtinDefinition(tool: Tool): McpListenDefinition {
   return {
     description:
       "Serve the tool's commands as MCP tools on an HTTP endpoint, a Unix socket or a loopback TCP port, to many clients at once, until SIGTERM",
-    // The floor: raised in the manifest to the most severe level and every scope of the commands it serves.
-    // Each destructive call is confirmed inside the protocol, so starting the server takes no confirmation.
+    // Starting it changes nothing: each served call is confirmed and replayed inside the protocol.
     danger_level: "safe",
     required_scopes: [],
     // A server started by a model over MCP would outlive the call and listen for anyone: people only.

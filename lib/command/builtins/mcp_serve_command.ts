@@ -2,7 +2,7 @@ import { serveMcp } from "../../protocol/mcp/line_transport.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
 import { CommandError } from "../contract/command_error.ts";
-import type { DangerLevel, FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/contract.ts";
+import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/contract.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { commandCatalog } from "../mcp/command_catalog.ts";
 import { servedCommands } from "../mcp/tool_mapping.ts";
@@ -156,42 +156,21 @@ function builtinDefinition(tool: Tool): McpServeDefinition {
  *
  * @example
  * ```ts
- * import type { CommandEntry, CommandRegistry } from "@toolwire/toolwire";
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ * import type { CommandRegistry } from "../contract/registry.ts";
  *
  * declare const entry: CommandEntry;
  * declare const registry: CommandRegistry;
  * coverServedCommands(entry, registry).danger_level; // "destructive" when it serves a destructive command
  * ```
  */
-export const coverServedCommands: EntryRefiner = (entry, registry) =>
-  coverWithFloor(entry, registry, entry.danger_level);
-
-/**
- * {@linkcode coverServedCommands} with a floor of its own: the manifest's level is at least `floor` — what
- * a command declared when its registered level stays lower (`mcp listen` starts without confirmation: each
- * call is confirmed inside the protocol).
- *
- * @example
- * ```ts
- * import type { CommandEntry, CommandRegistry } from "@toolwire/toolwire";
- *
- * declare const entry: CommandEntry;
- * declare const registry: CommandRegistry;
- * coverWithFloor(entry, registry, "destructive").danger_level; // "destructive"
- * ```
- */
-export function coverWithFloor(
-  entry: CommandEntry,
-  registry: CommandRegistry,
-  floor: DangerLevel,
-): CommandEntry {
-  // A built-in registered as never served is never among them: it is not built for this.
-  const servable = registry.all().filter((command) => command.served !== false);
-  const commands = Object.fromEntries(servable.map((command) => [command.path, command.entry]));
-  const served = servedCommands(commands, { readOnly: false });
-  const level = mostSevere([floor, ...served.map(([, served]) => served.danger_level)]);
+export const coverServedCommands: EntryRefiner = (entry, registry) => {
+  const served = servedBy(registry);
+  const level = mostSevere([entry.danger_level, ...served.map(([, served]) => served.danger_level)]);
   // Say why the server is rated above what it declared: it is as dangerous as what it serves.
-  const raisedBy = level === floor ? [] : served.filter(([, served]) => served.danger_level === level);
+  const raisedBy = level === entry.danger_level
+    ? []
+    : served.filter(([, served]) => served.danger_level === level);
   const because = raisedBy.map(([path]) => commandWords(path)).join(", ");
   return {
     ...entry,
@@ -203,4 +182,22 @@ export function coverWithFloor(
       ...new Set([...entry.required_scopes, ...served.flatMap(([, served]) => served.required_scopes)]),
     ].sort(),
   };
+};
+
+/**
+ * The commands a tool's MCP server offers, as `[path, entry]` pairs.
+ *
+ * @example
+ * ```ts
+ * import type { CommandRegistry } from "../contract/registry.ts";
+ *
+ * declare const registry: CommandRegistry;
+ * servedBy(registry).map(([path]) => path); // ["notes.add", "notes.list", …]
+ * ```
+ */
+export function servedBy(registry: CommandRegistry): Array<[string, CommandEntry]> {
+  // A built-in registered as never served is never among them: it is not built for this.
+  const servable = registry.all().filter((command) => command.served !== false);
+  const commands = Object.fromEntries(servable.map((command) => [command.path, command.entry]));
+  return servedCommands(commands, { readOnly: false });
 }
