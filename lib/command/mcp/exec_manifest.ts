@@ -30,13 +30,14 @@ export async function loadExecManifest(target: ExecTarget, signal: AbortSignal):
  * {@linkcode loadExecManifest} for a manifest already held: asks `<cli> --format json manifest --etag <held>`
  * and resolves `undefined` when the CLI answers that it is unchanged (`meta.not_modified`), else the new
  * manifest, checked the same way. A CLI that does not know `--etag` is asked for its whole manifest instead,
- * which is compared by its etag.
+ * which is compared by its etag. Each ask may take `timeoutMs` (0 = no limit): a CLI that takes longer has
+ * its process group stopped, and this fails with TIMEOUT.
  *
  * @example
  * ```ts
  * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };
  * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000));
- * const changed = await reloadExecManifest(target, manifest.etag, AbortSignal.timeout(10_000));
+ * const changed = await reloadExecManifest(target, manifest.etag, AbortSignal.timeout(10_000), 10_000);
  * if (changed !== undefined) console.error(`the CLI changed: ${changed.etag}`);
  * ```
  */
@@ -44,14 +45,15 @@ export async function reloadExecManifest(
   target: ExecTarget,
   held: string,
   signal: AbortSignal,
+  timeoutMs = 0,
 ): Promise<Manifest | undefined> {
   let fresh: Manifest | undefined;
   try {
-    fresh = await fetchExecManifest(target, signal, held);
+    fresh = await fetchExecManifest(target, signal, held, timeoutMs);
   } catch (error) {
     // An unknown --etag flag is an ARG_ERROR envelope: that CLI is asked plainly.
     if (!(error instanceof CommandError && error.options.details?.refused_etag === true)) throw error;
-    fresh = await fetchExecManifest(target, signal, undefined);
+    fresh = await fetchExecManifest(target, signal, undefined, timeoutMs);
   }
   return fresh === undefined || fresh.etag === held ? undefined : fresh;
 }
@@ -60,6 +62,7 @@ async function fetchExecManifest(
   target: ExecTarget,
   signal: AbortSignal,
   held: string | undefined,
+  timeoutMs = 0,
 ): Promise<Manifest | undefined> {
   if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
     throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
@@ -78,10 +81,17 @@ async function fetchExecManifest(
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     ...(target.env === undefined ? {} : { env: target.env }),
     ...(target.maxOutputBytes === undefined ? {} : { maxStdoutBytes: target.maxOutputBytes }),
-    timeoutMs: 0,
+    timeoutMs,
     signal,
   });
   if (run.ending === "cancelled") throw signal.reason;
+  if (run.ending === "timeout") {
+    throw new CommandError(
+      ExitCode.TIMEOUT,
+      `'${shown}' did not answer within ${timeoutMs / 1000} s; its process group was stopped`,
+      { details: { command: shown } },
+    );
+  }
   if (run.exit.spawnError !== undefined) {
     throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${target.argv[0]}' (${run.exit.spawnError})`, {
       suggestion: "--exec must start with a program on PATH or the path of an executable file",
