@@ -339,6 +339,38 @@ describe("lab: output integrity", () => {
     assert.doesNotMatch(result.stderr, /EPIPE|BrokenPipe|Error/);
     assert.equal(result.code, 0);
   });
+  // `> /dev/full`: every write fails with ENOSPC. Unlike a reader that went away, that loses output someone
+  // was to read.
+  const toDevFull = (argv: readonly string[]) => ["sh", "-c", 'exec "$@" > /dev/full', "sh", ...argv];
+  const LOST =
+    /^notes: error: stdout could not be written \((ENOSPC|No space left on device).*\); what the command printed is lost$/m;
+
+  it("stdout that cannot be written (ENOSPC, > /dev/full) is exit 1 with the reason on stderr, in every format", async () => {
+    for (
+      const argv of [
+        ["completions", "bash"],
+        ["--format", "json", "list"],
+        ["--format", "plain", "list"],
+      ]
+    ) {
+      const home = tempDir();
+      try {
+        const result = await run(toDevFull([...NOTES, ...argv]), { env: { NOTES_HOME: home.path } });
+        assert.equal(result.code, 1, `${argv.join(" ")}: ${result.stderr}`);
+        assert.match(result.stderr, LOST, argv.join(" "));
+      } finally {
+        home.cleanup();
+      }
+    }
+  });
+
+  it("a protocol server whose stdout cannot be written ends with exit 1 and the reason, not a clean 0", async () => {
+    const initialize =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+    const result = await run(toDevFull([...NOTES, "mcp", "serve"]), { stdin: initialize });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, LOST);
+  });
 });
 
 describe("lab: exit codes", () => {
