@@ -10,6 +10,7 @@ import { mcpTool, servedCommands } from "../../lib/command/mcp/tool_mapping.ts";
 import type { Manifest } from "../../lib/command/contract/manifest.ts";
 import { lastLine, type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 import { connect, execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
+import { foreignCli, foreignManifest } from "../helpers/foreign_cli.ts";
 
 function bridge(cli: readonly string[], ...flags: string[]): string[] {
   return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), ...flags];
@@ -420,6 +421,46 @@ describe("toolwire mcp serve without --exec", () => {
       assert.deepEqual(check.inputSchema.required, ["cli"]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("toolwire mcp serve --exec: a manifest typing a framework flag its own way", () => {
+  it("confirm-destructive typed as a string: confirm_destructive is still a boolean, and a preview never passes --confirm-destructive", async () => {
+    const manifest = foreignManifest({
+      wipe: {
+        description: "Wipe everything",
+        danger_level: "destructive",
+        flags: {
+          "dry-run": { type: "boolean", required: false, description: "Preview" },
+          "confirm-destructive": { type: "string", required: false, description: "Type yes to confirm" },
+        },
+        requires_confirmation: true,
+      },
+    });
+    const cli = foreignCli(manifest);
+    try {
+      await withBridge(cli.argv, [], async (client) => {
+        const { tools } = await client.listTools();
+        const wipe = tools.find((tool) => tool.name === "wipe")!;
+        assert.equal((wipe.inputSchema.properties as Loose).confirm_destructive.type, "boolean");
+        const unconfirmed = await client.callTool({ name: "wipe", arguments: {} });
+        assert.equal((unconfirmed.structuredContent as Loose).error.code, "CONFIRMATION_REQUIRED");
+        assert.deepEqual(cli.calls("wipe"), [["--format", "json", "wipe", "--dry-run"]]);
+        // A string is no confirmation, and no preview either: refused before anything runs.
+        for (const given of ["no", "yes", ""]) {
+          const refused = await client.callTool({ name: "wipe", arguments: { confirm_destructive: given } });
+          const { error } = refused.structuredContent as Loose;
+          assert.equal(error.code, "ARG_ERROR", JSON.stringify(error));
+          assert.match(error.message, /confirm_destructive expects a boolean/);
+        }
+        assert.equal(cli.calls("wipe").length, 1, "nothing more was run");
+        const confirmed = await client.callTool({ name: "wipe", arguments: { confirm_destructive: true } });
+        assert.equal((confirmed.structuredContent as Loose).ok, true);
+        assert.deepEqual(cli.calls("wipe").at(-1), ["--format", "json", "wipe", "--confirm-destructive"]);
+      }, cli.env);
+    } finally {
+      cli.cleanup();
     }
   });
 });

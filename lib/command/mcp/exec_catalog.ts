@@ -63,9 +63,14 @@ export function execCatalog(
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
   if (needsConfirmation(call.entry.danger_level, call)) {
-    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), {
-      startedAt,
-    })).envelope;
+    // The preview is a dry run and nothing else: never with a confirmation, whatever the call carried.
+    return (await previewDestructive(
+      call.path,
+      () => execute(target, { ...call, dryRun: true, confirmed: false }),
+      {
+        startedAt,
+      },
+    )).envelope;
   }
   // A command line carries bytes without NUL: refuse such an argument rather than fail to spawn, or run
   // the CLI with another value than the one sent.

@@ -24,6 +24,18 @@ const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
 const NOT_OFFERED = new Set(["output"]);
 
 /**
+ * A flag as a tool takes it. The framework's own flags keep the framework's type whatever a manifest says of
+ * them (a foreign CLI may type `confirm-destructive` as a string): the server decides with them whether a
+ * call is confirmed or only previewed, so `"no"` must be refused, never taken for a confirmation.
+ */
+function toolFlagSpec(flag: string, spec: FlagEntry): FlagEntry {
+  // Own members only: a flag named `constructor` or `toString` is the command's own.
+  if (!Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, flag)) return spec;
+  const { type } = COMMAND_FRAMEWORK_FLAGS[flag]!;
+  return type === spec.type ? spec : { type, required: spec.required, description: spec.description };
+}
+
+/**
  * The MCP tool name of a command path: dots become underscores (`notes.add` → `notes_add`), which keeps
  * names inside the `[A-Za-z0-9_-]` set every client accepts.
  *
@@ -110,7 +122,7 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
   for (const [flag, spec] of Object.entries(entry.flags)) {
     if (NOT_OFFERED.has(flag)) continue;
     const name = argumentName(flag);
-    properties[name] = flagSchema(spec);
+    properties[name] = flagSchema(toolFlagSpec(flag, spec));
     if (spec.required) required.push(name);
   }
   for (const positional of entry.positionals ?? []) {
@@ -299,7 +311,7 @@ export class ToolArgumentPlan {
         : flag === "dry-run"
         ? DRY_RUN
         : CONFIRM;
-      this.#slots[argumentName(flag)] = { kind, flag, spec, index: -1 };
+      this.#slots[argumentName(flag)] = { kind, flag, spec: toolFlagSpec(flag, spec), index: -1 };
     }
     this.#positionals = entry.positionals ?? NO_POSITIONALS;
     const named = new Set<string>();
@@ -337,8 +349,8 @@ export class ToolArgumentPlan {
       if (accepted === undefined) continue;
       if (slot.kind === OWN_FLAG) given.set(slot.flag, accepted);
       else if (slot.kind === IDEMPOTENCY_KEY) idempotencyKey = accepted as string;
-      else if (slot.kind === DRY_RUN) dryRun = accepted as boolean;
-      else confirmed = accepted as boolean;
+      else if (slot.kind === DRY_RUN) dryRun = accepted === true;
+      else confirmed = accepted === true;
     }
     const flags: Record<string, unknown> = Object.create(null);
     for (let i = 0; i < this.#ownFlags.length; i++) {
