@@ -1,6 +1,7 @@
 // End-to-end behaviour of the command framework: every test spawns the real `notes` example or the `lab`
 // fixture and reads what a script or an agent would read.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -262,6 +263,36 @@ describe("lab: timeouts", () => {
     assert.equal(envelope.error.retryable, true, "a safe command's TIMEOUT has no side effects");
     assert.equal(envelope.meta.timeout_ms, 300);
     assert.ok(envelope.meta.duration_ms >= 300);
+  });
+
+  it("a handler stuck in a blocking fs call (opening a FIFO nobody writes) still ends with exit 10, envelope flushed", async () => {
+    const dir = tempDir();
+    try {
+      const fifo = join(dir.path, "never-written");
+      execFileSync("mkfifo", [fifo]);
+      for (const format of ["json", "plain"]) {
+        // The runner's own limit is far above the command's: a run that does not exit fails on its code.
+        const result = await run([
+          ...LAB,
+          "--format",
+          format,
+          "read-file",
+          "--path",
+          fifo,
+          "--timeout",
+          "0.5",
+        ], {
+          timeoutMs: 15_000,
+        });
+        assert.equal(result.code, 10, `${format}: ${result.stdout}${result.stderr}`);
+        if (format === "json") assert.equal(onlyEnvelope(result.stdout).error.code, "TIMEOUT");
+        else assert.match(result.stderr, /lab: error: read-file exceeded its time limit of 0\.5 s/);
+      }
+      // The FIFO is still a FIFO, and nothing was written into it.
+      assert.ok(statSync(fifo).isFIFO());
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it("--timeout 0 means no limit, and the default limit is recorded in meta.timeout_ms", async () => {
