@@ -464,3 +464,36 @@ describe("toolwire mcp serve --exec: a manifest typing a framework flag its own 
     }
   });
 });
+
+describe("toolwire mcp serve --exec: the manifest forms it reads", () => {
+  it("an earlier toolwire's members (supports_dry_run, default_format) and the current ones (x-default-format, any x- extension) are served alike", async () => {
+    const sync = {
+      description: "Sync the widgets",
+      danger_level: "mutating",
+      flags: {
+        "idempotency-key": { type: "string", required: false, description: "A key" },
+        "dry-run": { type: "boolean", required: false, description: "Preview" },
+      },
+    };
+    for (
+      const extra of [
+        { supports_dry_run: true, default_format: "plain" },
+        { "x-default-format": "plain", "x-acme-rollout": { stage: "beta" } },
+      ]
+    ) {
+      const cli = foreignCli(foreignManifest({ sync: { ...sync, ...extra } }));
+      try {
+        await withBridge(cli.argv, [], async (client) => {
+          const { tools } = await client.listTools();
+          const tool = tools.find((candidate) => candidate.name === "sync")!;
+          assert.ok((tool.inputSchema.properties as Loose).dry_run, JSON.stringify(extra));
+          const previewed = await client.callTool({ name: "sync", arguments: { dry_run: true } });
+          assert.equal((previewed.structuredContent as Loose).ok, true);
+          assert.deepEqual(cli.calls("sync"), [["--format", "json", "sync", "--dry-run"]]);
+        }, cli.env);
+      } finally {
+        cli.cleanup();
+      }
+    }
+  });
+});
