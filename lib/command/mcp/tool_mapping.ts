@@ -10,7 +10,7 @@ import {
 import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
 import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";
-import { embeddedOutputSchema } from "../contract/output_schema.ts";
+import { embeddedOutputSchema, isPortableSchema } from "../contract/output_schema.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
@@ -189,8 +189,11 @@ const JSON_TYPES = ["object", "array", "string", "number", "boolean", "null"] as
  * The JSON Schema of a command's envelope as an MCP `outputSchema`: every tool result's `structuredContent`
  * is the envelope, success or failure, so it always validates (the v1 SDK client validates even
  * `isError` results). `data` is the command's `output_schema` or `null` (a failure's `data`), or any JSON
- * value when the command declares none. Only keywords draft-07 and 2020-12 share, no `$schema`, and no
- * subschema without a type, which schema linters (MCP Inspector `--strict`) flag as constraining nothing.
+ * value when the command declares none — or declares one a draft-07 validator would read otherwise than a
+ * 2020-12 one ({@linkcode isPortableSchema}: the manifest's own schema, say), which a client compiling
+ * strictly with draft-07 would refuse with the whole tool list. Only keywords draft-07 and 2020-12 share,
+ * no `$schema`, and no subschema without a type, which schema linters (MCP Inspector `--strict`) flag as
+ * constraining nothing.
  *
  * @example
  * ```ts
@@ -202,7 +205,7 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
     type: "object",
     properties: {
       ok: { type: "boolean" },
-      data: dataSchema === undefined
+      data: dataSchema === undefined || !isPortableSchema(dataSchema)
         ? { anyOf: JSON_TYPES.map((type) => ({ type })) }
         : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
       error: {
