@@ -122,7 +122,11 @@ export function registerMcpDiff(tool: Tool): void {
       const target: ExecTarget = { argv: cliArgv, ...(cwd === undefined ? {} : { cwd }), callTimeoutMs: 0 };
       // The file first: a wrong path fails before any program starts.
       const saved = snapshot === undefined ? undefined : await readSnapshot(snapshot);
-      const manifest = await loadExecManifest(target, ctx.signal);
+      const manifest = await loadExecManifest(
+        target,
+        ctx.signal,
+        (message) => ctx.warn({ code: "MANIFEST_UNKNOWN_MEMBER", message }),
+      );
       const listed = saved ??
         await listLiveTools(serverArgv!, { ...(cwd === undefined ? {} : { cwd }), signal: ctx.signal });
       const filter = { readOnly: ctx.flags["read-only"] };

@@ -10,6 +10,7 @@ import { mcpTool, servedCommands } from "../../lib/command/mcp/tool_mapping.ts";
 import type { Manifest } from "../../lib/command/contract/manifest.ts";
 import { lastLine, type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 import { connect, execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
+import { initialize, WireSession } from "../helpers/mcp_wire.ts";
 import { foreignCli, foreignManifest } from "../helpers/foreign_cli.ts";
 
 function bridge(cli: readonly string[], ...flags: string[]): string[] {
@@ -494,6 +495,45 @@ describe("toolwire mcp serve --exec: the manifest forms it reads", () => {
       } finally {
         cli.cleanup();
       }
+    }
+  });
+
+  it("a top-level member beyond the four (a framework's tool object): the commands are served, and stderr names the member", async () => {
+    const manifest = {
+      ...foreignManifest({ echo: { description: "Echo", danger_level: "safe" } }),
+      tool: { name: "foreign", version: "2.3.1" },
+    };
+    const cli = foreignCli(manifest);
+    try {
+      const s = new WireSession(bridge(cli.argv), { env: cli.env });
+      await s.request(initialize(0));
+      const listed = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      assert.deepEqual(listed.result.tools.map((tool: Loose) => tool.name), ["echo"]);
+      const result = await s.close();
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stderr,
+        /warning: '.*foreign\.py --format json manifest' printed a manifest with the top-level member 'tool', which the manifest format does not define; it is ignored and the commands are served/,
+      );
+      // mcp snapshot reads it the same way, the warning in its envelope.
+      const snapshot = await run([
+        ...TOOLWIRE,
+        "--format",
+        "json",
+        "mcp",
+        "snapshot",
+        "--exec",
+        execLine(cli.argv),
+      ], {
+        env: cli.env,
+      });
+      assert.equal(snapshot.code, 0, snapshot.stderr);
+      const envelope = onlyEnvelope(snapshot.stdout);
+      assert.deepEqual(envelope.data.tools.map((tool: Loose) => tool.name), ["echo"]);
+      assert.deepEqual(envelope.warnings.map((warning: Loose) => warning.code), ["MANIFEST_UNKNOWN_MEMBER"]);
+      assert.match(envelope.warnings[0].message, /top-level member 'tool'/);
+    } finally {
+      cli.cleanup();
     }
   });
 });

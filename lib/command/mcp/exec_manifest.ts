@@ -13,17 +13,22 @@ import type { ExecTarget } from "./exec_catalog.ts";
  * in `target.cwd`, with `target.env`), takes the last stdout line as an envelope and validates its data with
  * {@linkcode validateManifest}. Fails with a {@linkcode CommandError}: NOT_FOUND when the program or the
  * working directory is not there, PRECONDITION when the program runs but prints no valid manifest — each with
- * what was wrong and what the program wrote to stderr. `signal` stops the program (a phase-1 time limit, a
- * signal).
+ * what was wrong and what the program wrote to stderr. A top-level member the manifest format does not
+ * define (a `tool` object some frameworks add) does not make it invalid: the commands are what is read, and
+ * `warn` is told the member's name. `signal` stops the program (a phase-1 time limit, a signal).
  *
  * @example
  * ```ts
  * const target = { argv: ["python3", "tool.py"], callTimeoutMs: 60_000 };
- * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000));
+ * const manifest = await loadExecManifest(target, AbortSignal.timeout(10_000), (message) => console.error(message));
  * ```
  */
-export async function loadExecManifest(target: ExecTarget, signal: AbortSignal): Promise<Manifest> {
-  return (await fetchExecManifest(target, signal, undefined))!;
+export async function loadExecManifest(
+  target: ExecTarget,
+  signal: AbortSignal,
+  warn: (message: string) => void = () => {},
+): Promise<Manifest> {
+  return (await fetchExecManifest(target, signal, undefined, 0, warn))!;
 }
 
 /**
@@ -63,6 +68,7 @@ async function fetchExecManifest(
   signal: AbortSignal,
   held: string | undefined,
   timeoutMs = 0,
+  warn: (message: string) => void = () => {},
 ): Promise<Manifest | undefined> {
   if (target.cwd !== undefined && !(await isDirectory(target.cwd))) {
     throw new CommandError(ExitCode.NOT_FOUND, `--cwd ${target.cwd} is not a directory`, {
@@ -134,11 +140,20 @@ async function fetchExecManifest(
     held !== undefined && envelope.data === null &&
     (envelope.meta as Record<string, unknown>).not_modified === true
   ) return undefined;
-  const issues = validateManifest(envelope.data);
+  // Strict in what toolwire prints, liberal in what it reads: a member beside the four is named, not fatal.
+  const found = validateManifest(envelope.data);
+  const issues = found.filter((issue) => issue.unknownMember !== true);
   if (issues.length > 0) {
     const shownIssues = issues.slice(0, 5).map((issue) => issue.message).join("; ");
     const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : "";
     throw refuse(`printed an invalid manifest: ${shownIssues}${more}`, { issues });
+  }
+  for (const issue of found) {
+    if (issue.unknownMember === true) {
+      warn(
+        `'${shown}' printed a manifest with the top-level member '${issue.field}', which the manifest format does not define; it is ignored and the commands are served`,
+      );
+    }
   }
   return envelope.data as Manifest;
 }
