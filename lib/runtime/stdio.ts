@@ -1,5 +1,4 @@
 import { nodeProcess } from "./node_process.ts";
-import type { Writable } from "node:stream";
 import { deno, type DenoApi } from "./deno_api.ts";
 
 /** One of the three standard streams. */
@@ -10,6 +9,45 @@ export type StdioData = Uint8Array | string;
 
 /** Writes to a standard stream; resolves once the data is handed to the OS. */
 export type StdioWrite = (data: StdioData) => Promise<void>;
+
+/**
+ * What {@linkcode nodeWrite} uses of a Node writable stream (stdout, stderr, a socket), written out rather
+ * than named from Node's type library: the published types must stand on their own, in a project without
+ * `@types/node`.
+ *
+ * @example
+ * ```ts
+ * const chunks: Array<Uint8Array | string> = [];
+ * const sink: NodeWritable = { write: (data) => chunks.push(data) > 0 };
+ * ```
+ */
+export interface NodeWritable {
+  write(data: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
+  /** Bytes queued in the stream; a Node `Writable` says, other streams may not. */
+  readonly writableLength?: number;
+  readonly writableEnded?: boolean;
+  readonly destroyed?: boolean;
+  /** The error that broke the stream, once one has. */
+  readonly errored?: Error | null;
+}
+
+/**
+ * What {@linkcode nodeStreamReader} uses of a Node readable stream (stdin, a socket), written out for the
+ * same reason as {@linkcode NodeWritable}.
+ *
+ * @example
+ * ```ts
+ * declare const socket: NodeReadable;
+ * socket.on("data", (chunk) => console.log(chunk.length));
+ * ```
+ */
+export interface NodeReadable {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
+  once(event: "error", listener: (error: Error) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
 
 const encoder = new TextEncoder();
 
@@ -134,10 +172,8 @@ function denoWriteAll(
  * await nodeWrite(socket)("hello\n");
  * ```
  */
-export function nodeWrite(stream: NodeJS.WritableStream): StdioWrite {
-  const writable = stream as
-    & NodeJS.WritableStream
-    & Pick<Writable, "writableLength" | "writableEnded" | "errored" | "destroyed">;
+export function nodeWrite(stream: NodeWritable): StdioWrite {
+  const writable = stream;
   const write = stream.write.bind(stream);
   // Awaiting the callback is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
   const written = (data: StdioData) =>
@@ -216,7 +252,7 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
  * ```
  */
 export function nodeStreamReader(
-  stream: NodeJS.ReadableStream,
+  stream: NodeReadable,
 ): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const queue: Uint8Array[] = [];
   let ended = false;
