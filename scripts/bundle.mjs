@@ -73,7 +73,9 @@ const jsonAsText = {
   name: "json-as-text",
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, async (args) => ({
-      contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(await readFile(args.path, "utf8"))))});`,
+      contents: `export default JSON.parse(${
+        JSON.stringify(JSON.stringify(JSON.parse(await readFile(args.path, "utf8"))))
+      });`,
       loader: "js",
     }));
   },
