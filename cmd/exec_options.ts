@@ -204,7 +204,7 @@ export async function prepareExec(
       `--watch-interval expects seconds >= 0 (0 = never), got ${watch}`,
     );
   }
-  const manifest = await loadExecManifest(target, signal);
+  const manifest = await loadExecManifest(target, signal, (message) => log(`warning: ${message}`));
   const identity = await loadExecIdentity(target, signal);
   const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: flags["read-only"] }, {
     intervalMs: limitMs(watch),

@@ -122,7 +122,11 @@ export function registerMcpDiff(tool: Tool): void {
       const target: ExecTarget = { argv: cliArgv, ...(cwd === undefined ? {} : { cwd }), callTimeoutMs: 0 };
       // The file first: a wrong path fails before any program starts.
       const saved = snapshot === undefined ? undefined : await readSnapshot(snapshot);
-      const manifest = await loadExecManifest(target, ctx.signal);
+      const manifest = await loadExecManifest(
+        target,
+        ctx.signal,
+        (message) => ctx.warn({ code: "MANIFEST_UNKNOWN_MEMBER", message }),
+      );
       const listed = saved ??
         await listLiveTools(serverArgv!, { ...(cwd === undefined ? {} : { cwd }), signal: ctx.signal });
       const filter = { readOnly: ctx.flags["read-only"] };
@@ -173,7 +177,8 @@ async function readSnapshot(path: string): Promise<ListedTool[]> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A byte order mark is no JSON, but editors on some systems write one: it is not part of the list.
+    value = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text);
   } catch (error) {
     throw new CommandError(ExitCode.ARG_ERROR, `--snapshot ${path} is not JSON: ${(error as Error).message}`);
   }
@@ -191,7 +196,9 @@ function renderDiff(report: DiffReport): string {
     `toolwire mcp diff — ${report.cli} against ${against}${report.read_only ? " (read-only)" : ""}`,
   ];
   const { added, removed, changed } = report.drift;
-  const width = Math.max(0, ...[...added, ...removed, ...changed].map((entry) => entry.tool.length));
+  // A loop, not Math.max(...): a spread of a list of 300 000 tools is past the engine's argument limit.
+  let width = 0;
+  for (const entry of [...added, ...removed, ...changed]) width = Math.max(width, entry.tool.length);
   for (const entry of added) {
     lines.push(`+ ${entry.tool.padEnd(width)}  the CLI serves it (${entry.command}); the MCP list lacks it`);
   }

@@ -93,7 +93,11 @@ export function withExecInstall(
       // only from a fixed, absolute working directory.
       const cwd = absolutePath(ctx.flags.cwd ?? ".");
       const target = execTarget(exec, ctx.flags, cwd);
-      await loadExecManifest(target, ctx.signal);
+      await loadExecManifest(
+        target,
+        ctx.signal,
+        (message) => ctx.warn({ code: "MANIFEST_UNKNOWN_MEMBER", message }),
+      );
       const defaultName = ctx.flags.name ?? (await loadExecIdentity(target, ctx.signal))?.name;
       if (defaultName === undefined) {
         throw new CommandError(

@@ -65,7 +65,8 @@ export async function listLiveTools(
       if (page === MAX_PAGES) throw session.refusal(`listed more than ${MAX_PAGES} pages of tools`);
       const result = await session.request("tools/list", cursor === undefined ? {} : { cursor });
       if (!Array.isArray(result.tools)) throw session.refusal("answered tools/list without a tools array");
-      tools.push(...result.tools);
+      // One by one: a spread passes every tool as an argument, past the engine's limit for a big page.
+      for (const tool of result.tools) tools.push(tool);
       if (result.nextCursor === undefined) break;
       if (typeof result.nextCursor !== "string") {
         throw session.refusal("answered tools/list with a nextCursor that is not a string");

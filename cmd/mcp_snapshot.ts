@@ -53,8 +53,9 @@ async function execTools(
   target: ExecTarget,
   readOnly: boolean,
   signal: AbortSignal,
+  warn: (message: string) => void,
 ): Promise<McpTool[]> {
-  const manifest = await loadExecManifest(target, signal);
+  const manifest = await loadExecManifest(target, signal, warn);
   return servedCommands(manifest.commands, { readOnly }).map(([path, entry]) => mcpTool(path, entry));
 }
 
@@ -105,7 +106,8 @@ export function registerMcpSnapshot(tool: Tool): void {
         ...(ctx.flags.cwd === undefined ? {} : { cwd: ctx.flags.cwd }),
         callTimeoutMs: 0,
       };
-      return { tools: await execTools(target, ctx.flags["read-only"], ctx.signal) };
+      const warn = (message: string) => ctx.warn({ code: "MANIFEST_UNKNOWN_MEMBER", message });
+      return { tools: await execTools(target, ctx.flags["read-only"], ctx.signal, warn) };
     },
     // The list itself, as the --output file holds it; `{output, bytes}` once it went to a file.
     plain: (data) => {

@@ -98,7 +98,11 @@ function canonical(value: unknown, depth: number): string {
 }
 
 /**
- * `sha256:` followed by the hex digest of a text's UTF-8 bytes.
+ * `sha256:` followed by the hex digest of a text's bytes: its UTF-8, with a lone surrogate (a JavaScript
+ * string can hold one; no UTF-8 can) as the three bytes of its code point, the way WTF-8 writes it — bytes
+ * no well-formed text encodes to. `TextEncoder` would turn `"\ud800"`, `"\udc00"` and `"\ufffd"` alike
+ * into U+FFFD, one digest for three texts; here each text has its own, and a well-formed one keeps its
+ * UTF-8 digest.
  *
  * @example
  * ```ts
@@ -106,6 +110,46 @@ function canonical(value: unknown, depth: number): string {
  * ```
  */
 export async function sha256Tag(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const digest = await crypto.subtle.digest("SHA-256", unambiguousBytes(text));
   return `sha256:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** A surrogate without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Whether a text holds a lone surrogate: a value that has no UTF-8 form, so it cannot reach a file name,
+ * a command line or another program's stdin as it is.
+ *
+ * @example
+ * ```ts
+ * hasLoneSurrogate("\ud800"); // true
+ * hasLoneSurrogate("\ud83d\ude00"); // false: a pair, 😀
+ * ```
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  LONE_SURROGATE.lastIndex = 0;
+  return LONE_SURROGATE.test(text);
+}
+
+function unambiguousBytes(text: string): Uint8Array<ArrayBuffer> {
+  const encoder = new TextEncoder();
+  if (!hasLoneSurrogate(text)) return encoder.encode(text);
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  LONE_SURROGATE.lastIndex = 0;
+  for (let match = LONE_SURROGATE.exec(text); match !== null; match = LONE_SURROGATE.exec(text)) {
+    const unit = text.charCodeAt(match.index);
+    parts.push(encoder.encode(text.slice(start, match.index)));
+    parts.push(new Uint8Array([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]));
+    start = match.index + 1;
+  }
+  parts.push(encoder.encode(text.slice(start)));
+  const bytes = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
 }

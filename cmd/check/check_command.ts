@@ -7,6 +7,9 @@ import { runChecks } from "./run_checks.ts";
 /** Exit code of a check that ran and found at least one criterion broken. */
 export const CHECK_FAILED = 80;
 
+/** Seconds the whole check may take when `--time-limit` is not given. */
+export const DEFAULT_TIME_LIMIT_SECONDS = 600;
+
 /**
  * Registers `toolwire check -- <cli …>`: the REQ-C-032 conformance check of any CLI, from outside.
  *
@@ -31,6 +34,12 @@ export function registerCheck(tool: Tool): void {
         default: 10,
         description: "Seconds each probe may take before its process group is killed",
       },
+      "time-limit": {
+        type: "number",
+        default: DEFAULT_TIME_LIMIT_SECONDS,
+        description:
+          "Seconds the whole check may take; then the report shows what was settled, the rest skipped (exit 14); 0 = no limit",
+      },
       "prepare-failure": {
         type: "array",
         description:
@@ -46,7 +55,7 @@ export function registerCheck(tool: Tool): void {
       variadic: true,
       description: "The CLI to check: its program and leading arguments, after --",
     }],
-    // Each probe has its own limit; the whole run has none (a CLI with many commands takes a while).
+    // Each probe has its own limit, and the whole run --time-limit: past it a partial report beats none.
     timeout_seconds: 0,
     exit_codes: {
       "0": {
@@ -58,6 +67,12 @@ export function registerCheck(tool: Tool): void {
       "5": {
         name: "NOT_FOUND",
         description: "The CLI could not be started: the program does not exist or cannot run",
+        retryable: false,
+        side_effects: "none",
+      },
+      "14": {
+        name: "INCOMPLETE",
+        description: "The time limit ended the check first; none failed; data is the partial report",
         retryable: false,
         side_effects: "none",
       },
@@ -84,20 +99,41 @@ export function registerCheck(tool: Tool): void {
           `--probe-timeout expects seconds > 0, got ${probeTimeout}`,
         );
       }
+      const timeLimit = ctx.flags["time-limit"];
+      if (!(timeLimit >= 0)) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          `--time-limit expects seconds >= 0 (0 = no limit), got ${timeLimit}`,
+        );
+      }
       const prepareFailure = parsePrepareFailure(
         ctx.flags["prepare-failure"],
         ctx.flags["prepare-failure-env"],
       );
       const report = await runChecks(ctx.args.cli, {
         probeTimeoutMs: limitMs(probeTimeout),
+        timeLimitMs: limitMs(timeLimit),
         signal: ctx.signal,
         ...(prepareFailure.triggers.length === 0 ? {} : { prepareFailure }),
       });
-      if (report.summary.failed === 0) return report;
+      if (report.summary.failed === 0 && report.complete) return report;
+      if (report.summary.failed === 0) {
+        throw new CommandError(
+          ExitCode.INCOMPLETE,
+          `the time limit of ${timeLimit} s ended the check first: ${report.summary.skipped} of ${report.criteria.length} criteria skipped, none failed`,
+          {
+            code: "INCOMPLETE",
+            data: report,
+            suggestion: "check again with a longer --time-limit (0 = no limit)",
+          },
+        );
+      }
       const failed = report.criteria.filter((result) => result.status === "fail").map((result) => result.id);
       throw new CommandError(
         CHECK_FAILED,
-        `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}`,
+        `${failed.length} of ${report.criteria.length} criteria failed: ${failed.join(", ")}${
+          report.complete ? "" : ` (the time limit of ${timeLimit} s ended the check first)`
+        }`,
         {
           code: "CHECK_FAILED",
           data: report,

@@ -131,6 +131,8 @@ function capped(notes: string[], max: number, verb: string): string[] {
  */
 export class Ledger {
   readonly #observations = new Map<CriterionId, Observation[]>();
+  readonly #settled = new Set<CriterionId>();
+  #cutShort: string | undefined;
 
   /** Records that a criterion held for something. */
   pass(id: CriterionId, note: string): void {
@@ -152,6 +154,26 @@ export class Ledger {
     this.#add(id, ok ? "pass" : "fail", note);
   }
 
+  /** Records that everything there was to observe of these criteria has been observed. */
+  settle(...ids: CriterionId[]): void {
+    for (const id of ids) this.#settled.add(id);
+  }
+
+  /**
+   * Records that the run ended before every criterion was settled, and why: each unsettled criterion that
+   * did not fail is then skipped with `why`, whatever passed of it so far shown after it, and a failed one
+   * stays failed with `why` added. Observations made from then on are not taken: they would be of probes
+   * the end of the run cut off.
+   */
+  cutShort(why: string): void {
+    this.#cutShort ??= why;
+  }
+
+  /** Whether {@linkcode Ledger.cutShort} ended the run early. */
+  get complete(): boolean {
+    return this.#cutShort === undefined;
+  }
+
   /** One result per criterion, in report order. */
   results(): CriterionResult[] {
     return CRITERIA.map(([id, criterion]) => {
@@ -159,13 +181,21 @@ export class Ledger {
       const notes = (status: CriterionStatus) =>
         observations.filter((o) => o.status === status).map((o) => o.note);
       const [failed, passed, skipped] = [notes("fail"), notes("pass"), notes("skip")];
-      const status: CriterionStatus = failed.length > 0 ? "fail" : passed.length > 0 ? "pass" : "skip";
+      let status: CriterionStatus = failed.length > 0 ? "fail" : passed.length > 0 ? "pass" : "skip";
       // Every failure is shown; what passed is summarised once it gets long.
       const evidence = [
         ...failed,
         ...capped(passed, MAX_NOTES, "passed"),
         ...capped(skipped, MAX_NOTES, "skipped"),
       ];
+      if (this.#cutShort !== undefined && !this.#settled.has(id)) {
+        // A pass of some of the commands is no pass: only what was settled, or found broken, stands.
+        if (status === "fail") evidence.push(this.#cutShort);
+        else {
+          status = "skip";
+          evidence.unshift(this.#cutShort);
+        }
+      }
       return {
         id,
         criterion,
@@ -176,6 +206,7 @@ export class Ledger {
   }
 
   #add(id: CriterionId, status: CriterionStatus, note: string): void {
+    if (this.#cutShort !== undefined) return;
     const list = this.#observations.get(id) ?? [];
     list.push({ status, note });
     this.#observations.set(id, list);

@@ -26,7 +26,9 @@ export function renderReport(data: unknown): string {
   const { passed, failed, skipped } = report.summary;
   lines.push(
     "",
-    `${report.criteria.length} criteria: ${passed} passed, ${failed} failed, ${skipped} skipped`,
+    `${report.criteria.length} criteria: ${passed} passed, ${failed} failed, ${skipped} skipped${
+      report.complete ? "" : " (the time limit ended the check first)"
+    }`,
   );
   return lines.join("\n");
 }

@@ -7,7 +7,14 @@
  * user's own trigger, and every probe has a time limit after which its process group is killed.
  */
 import { CommandError, ExitCode } from "../../mod.ts";
-import { allEnv, COMMAND_FRAMEWORK_FLAGS, quoteCommandLine, runChild } from "../../lib/bridge/mod.ts";
+import {
+  allEnv,
+  clearLongTimeout,
+  COMMAND_FRAMEWORK_FLAGS,
+  quoteCommandLine,
+  runChild,
+  setLongTimeout,
+} from "../../lib/bridge/mod.ts";
 import {
   checkFrameworkFlagRefused,
   checkHelp,
@@ -25,6 +32,11 @@ import { isProtocol, show } from "./subject.ts";
 export interface CheckOptions {
   /** Milliseconds each probe may take before its process group is killed. */
   probeTimeoutMs: number;
+  /**
+   * Milliseconds the whole run may take; 0 or absent = no limit. When it is up, running probes are killed
+   * and the report is what was settled by then, every other criterion skipped for the time limit.
+   */
+  timeLimitMs?: number;
   /** Ends the run early (a signal); running probes are killed. */
   signal: AbortSignal;
   /** How to make protocol commands fail while preparing (ac05); without it ac05 is skipped. */
@@ -35,6 +47,8 @@ export interface CheckOptions {
 export type CheckReport = {
   /** The CLI checked, as one command line. */
   cli: string;
+  /** False when the time limit ended the run before every criterion was settled. */
+  complete: boolean;
   /** How many criteria passed, failed, and were skipped. */
   summary: { passed: number; failed: number; skipped: number };
   /** Every criterion, in report order. */
@@ -59,6 +73,29 @@ const STDERR_KEPT_BYTES = 64 * 1024;
  */
 export async function runChecks(cli: readonly string[], options: CheckOptions): Promise<CheckReport> {
   const ledger = new Ledger();
+  const limitMs = options.timeLimitMs ?? 0;
+  const limit = new AbortController();
+  const timer = limitMs > 0
+    ? setLongTimeout(() => {
+      // First, so that what the killed probes seem to show is not taken as an observation.
+      ledger.cutShort(
+        `skipped: the time limit (${limitMs / 1000} s, --time-limit) ended the check before this was settled`,
+      );
+      limit.abort(new DOMException("the time limit of the check was reached", "TimeoutError"));
+    }, limitMs)
+    : undefined;
+  const signal = AbortSignal.any([options.signal, limit.signal]);
+  try {
+    return await checkAll(cli, { ...options, signal }, ledger);
+  } catch (error) {
+    if (!limit.signal.aborted || options.signal.aborted) throw error;
+    return report(cli, ledger);
+  } finally {
+    clearLongTimeout(timer);
+  }
+}
+
+async function checkAll(cli: readonly string[], options: CheckOptions, ledger: Ledger): Promise<CheckReport> {
   const probe = (
     argv: readonly string[],
     stdin: "null" | "open" = "null",
@@ -83,6 +120,15 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     });
   }
   const commands = checkManifest(ledger, manifestRun);
+  ledger.settle(
+    "manifest-envelope",
+    "manifest-schema",
+    "ac01-stdout-protocol-fields",
+    "ac02-pairing",
+    "ac03-forbidden-fields",
+    "ac13-idempotency-key",
+    "ac16-no-mcp-true",
+  );
   if (commands === undefined) {
     return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
   }
@@ -97,7 +143,7 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     return false;
   });
   // Probes run a few at a time; their observations are recorded in manifest order, so reports are stable.
-  const probed = await mapLimited(runnable, CONCURRENCY, async (command) => ({
+  const probed = await mapLimited(runnable, CONCURRENCY, options.signal, async (command) => ({
     help: await probe([...command.words, "--help"], "open"),
     refused: await probe(["--format", "json", ...command.words, INVALID_FLAG]),
   }));
@@ -107,18 +153,34 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     if (isProtocol(command)) checkProtocolInvalidFlag(ledger, command, refused);
     else checkOrdinaryInvalidFlag(ledger, command, refused);
   });
+  ledger.settle(
+    "ac04-invalid-flag",
+    "ac06-help",
+    "ac13-one-envelope",
+    "ac13-ok-exit-code",
+    "ac13-declared-exit-codes",
+    "ac13-invalid-flag",
+  );
   const servers = runnable.filter(isProtocol);
   const withFlags = servers.flatMap((command) =>
     Object.keys(COMMAND_FRAMEWORK_FLAGS).map((flag) => ({ command, flag }))
   );
-  const flagged = await mapLimited(withFlags, CONCURRENCY, ({ command, flag }) => {
+  const flagged = await mapLimited(withFlags, CONCURRENCY, options.signal, ({ command, flag }) => {
     const value = flag === "dry-run" || flag === "confirm-destructive" ? "" : "=toolwire-check";
     return probe(["--format", "json", ...command.words, `--${flag}${value}`]);
   });
   withFlags.forEach(({ command, flag }, index) =>
     checkFrameworkFlagRefused(ledger, command, flag, flagged[index]!)
   );
+  ledger.settle("ac12-framework-flags-refused");
   for (const command of servers) await checkServer(ledger, cli, command, options);
+  ledger.settle(
+    "ac07-stdout-purity",
+    "ac08-malformed-request",
+    "ac09-stdin-eof",
+    "ac10-sigterm",
+    "ac11-idle-not-killed",
+  );
   if (servers.length === 0) {
     for (
       const id of [
@@ -146,7 +208,9 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
     options.prepareFailure?.env ?? {},
     (argv, env) => probe(argv, "null", env),
   );
+  ledger.settle("ac05-prepare-failure");
   await checkMcpToolList(ledger, cli, commands, options);
+  ledger.settle("ac14-mcp-false-shown", "ac15-mcp-false-refused");
   return report(cli, ledger);
 }
 
@@ -159,25 +223,33 @@ function report(cli: readonly string[], ledger: Ledger, missing?: string): Check
   const count = (status: string) => criteria.filter((result) => result.status === status).length;
   return {
     cli: quoteCommandLine(cli),
+    complete: ledger.complete,
     summary: { passed: count("pass"), failed: count("fail"), skipped: count("skip") },
     criteria,
   };
 }
 
-/** `work` on every item, at most `limit` at once; the results in the items' order. */
+/**
+ * `work` on every item, at most `limit` at once; the results in the items' order. Once `signal` fires no
+ * item is started; the first failure is thrown once every started item has ended, so nothing runs on after.
+ */
 async function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
+  signal: AbortSignal,
   work: (item: T) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !signal.aborted) {
       const index = next++;
       results[index] = await work(items[index]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const ended = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failed = ended.find((outcome) => outcome.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  if (signal.aborted) throw signal.reason;
   return results;
 }

@@ -3,7 +3,7 @@
  * lines (mcp-stdio) or as Content-Length frames (LSP, DAP), close stdin, send a signal, wait for its exit —
  * each wait bounded, and the process group always ended on {@linkcode ServerSession.dispose}.
  */
-import { type ContentLengthFrame, ContentLengthFramer } from "../../lib/framing/mod.ts";
+import { type ContentLengthFrame, ContentLengthFramer, LineFramer } from "../../lib/framing/mod.ts";
 import {
   type ChildExit,
   type ChildProcess,
@@ -16,7 +16,11 @@ import {
 } from "../../lib/bridge/mod.ts";
 
 const STDERR_KEPT_BYTES = 64 * 1024;
-/** The probes' answers are small (an initialize result, an error): a larger frame is counted, not held. */
+/**
+ * The probes' answers are small (an initialize result, an error): a larger line or frame is counted, not
+ * held, however long it grows — a server that writes one endless line costs the checker its length in time
+ * and this much memory.
+ */
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Unread stdout kept at most; beyond it the oldest is dropped, so a flooding server cannot fill memory. */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
@@ -162,18 +166,20 @@ export class ServerSession {
 
   async #readLines(): Promise<void> {
     const decoder = new TextDecoder();
-    let partial = "";
     try {
-      for await (const chunk of this.#stdout()) {
-        const pieces = (partial + decoder.decode(chunk, { stream: true })).split("\n");
-        partial = pieces.pop()!;
-        for (const piece of pieces) this.#enqueue(this.#lines, piece.replace(/\r$/, ""));
+      for await (
+        const frame of this.#stdout().pipeThrough(new LineFramer({ maxLineBytes: MAX_FRAME_BYTES }))
+      ) {
+        // A line too long to hold stands in the queue as a note of its size: it is not a message either way.
+        const line = frame.kind === "line"
+          ? decoder.decode(frame.bytes)
+          : `[a line of ${frame.size} bytes, longer than the ${MAX_FRAME_BYTES} the checker holds]`;
+        this.#enqueue(this.#lines, line);
         this.#notify();
       }
     } catch {
       // A pipe that fails has nothing more to give; the exit says why.
     }
-    if (partial !== "") this.#enqueue(this.#lines, partial);
   }
 
   async #readFrames(): Promise<void> {

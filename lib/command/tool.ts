@@ -3,10 +3,12 @@ import {
   exitProcess,
   getEnv,
   homeDir,
+  isClosedPipe,
   isTerminal,
   joinPath,
   killAllChildren,
   monotonicMs,
+  stdioWriteFailure,
 } from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { CliOutput } from "./cli/cli_output.ts";
@@ -23,7 +25,7 @@ import { ExitCode } from "../exit_code.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts";
 import type { Manifest } from "./contract/manifest.ts";
 import { renderPlainError } from "./cli/plain_text.ts";
-import { unexpectedError } from "./run/thrown_error.ts";
+import { errorMessage, unexpectedError } from "./run/thrown_error.ts";
 import { CommandRegistry } from "./contract/registry.ts";
 import { registerManifest } from "./builtins/manifest_command.ts";
 import { type McpServeDefinition, registerMcpServe } from "./builtins/mcp_serve_command.ts";
@@ -272,6 +274,7 @@ export class Tool {
       code = isTerminal("stdout") ? ExitCode.GENERAL_ERROR : await output.envelope("stdout", envelope);
     }
     await output.flush();
+    code = await reportLostStdout(this.name, output, code);
     killAllChildren();
     return exitProcess(code);
   }
@@ -291,4 +294,22 @@ export function createTool<
   const L extends McpListenFlags = McpListenFlags,
 >(options: ToolOptions<S, I, L>): Tool {
   return new Tool(options);
+}
+
+/**
+ * The exit code once the run's output is out: a stdout that could not be written for any reason but a
+ * closed pipe (a full disk, `> /dev/full`) lost what the command printed, which exit 1 and a line on stderr
+ * say. A reader that went away (EPIPE) is no failure of the command: its code stands (REQ-F-014).
+ */
+async function reportLostStdout(tool: string, output: CliOutput, code: number): Promise<number> {
+  const failure = stdioWriteFailure("stdout");
+  if (failure === undefined || isClosedPipe(failure)) return code;
+  await output.line(
+    "stderr",
+    `${tool}: error: stdout could not be written (${
+      errorMessage(failure)
+    }); what the command printed is lost`,
+  );
+  await output.flush();
+  return ExitCode.GENERAL_ERROR;
 }

@@ -1,6 +1,7 @@
 import { nodeProcess } from "./node_process.ts";
 import { deno } from "./deno_api.ts";
 import { missingPermission } from "./permission.ts";
+import { releaseFifoWaits } from "./fifo_waits.ts";
 
 /**
  * Milliseconds since an arbitrary fixed point, never going backwards: the clock for durations. On Node it
@@ -123,7 +124,9 @@ export function currentDir(): string {
 
 /**
  * Ends the process with `code` at once. Callers flush first: every toolwire writer resolves only after its
- * bytes left the process, so "await the last write, then exit" loses nothing.
+ * bytes left the process, so "await the last write, then exit" loses nothing. On Node, a thread of the
+ * thread pool that an abandoned handler left opening a FIFO is let go first (`releaseFifoWaits`): Node's exit
+ * waits for every pool thread, and would wait for that one forever.
  *
  * @example
  * ```ts
@@ -134,6 +137,7 @@ export function currentDir(): string {
  */
 export function exitProcess(code: number): never {
   if (deno) return deno.exit(code);
+  releaseFifoWaits();
   return nodeProcess().exit(code);
 }
 

@@ -1,5 +1,4 @@
 import { nodeProcess } from "./node_process.ts";
-import type { Writable } from "node:stream";
 import { deno, type DenoApi } from "./deno_api.ts";
 
 /** One of the three standard streams. */
@@ -11,22 +10,105 @@ export type StdioData = Uint8Array | string;
 /** Writes to a standard stream; resolves once the data is handed to the OS. */
 export type StdioWrite = (data: StdioData) => Promise<void>;
 
+/**
+ * What {@linkcode nodeWrite} uses of a Node writable stream (stdout, stderr, a socket), written out rather
+ * than named from Node's type library: the published types must stand on their own, in a project without
+ * `@types/node`.
+ *
+ * @example
+ * ```ts
+ * const chunks: Array<Uint8Array | string> = [];
+ * const sink: NodeWritable = { write: (data) => chunks.push(data) > 0 };
+ * ```
+ */
+export interface NodeWritable {
+  write(data: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
+  /** Bytes queued in the stream; a Node `Writable` says, other streams may not. */
+  readonly writableLength?: number;
+  readonly writableEnded?: boolean;
+  readonly destroyed?: boolean;
+  /** The error that broke the stream, once one has. */
+  readonly errored?: Error | null;
+}
+
+/**
+ * What {@linkcode nodeStreamReader} uses of a Node readable stream (stdin, a socket), written out for the
+ * same reason as {@linkcode NodeWritable}.
+ *
+ * @example
+ * ```ts
+ * declare const socket: NodeReadable;
+ * socket.on("data", (chunk) => console.log(chunk.length));
+ * ```
+ */
+export interface NodeReadable {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
+  once(event: "error", listener: (error: Error) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
 const encoder = new TextEncoder();
 
 /** The Deno writer's scratch buffer: a message, or a piece of a longer one, is encoded into it and written from it. */
 const DENO_SCRATCH_BYTES = 64 * 1024;
 
+/**
+ * Deno: the first error a write to the process's stdout or stderr met; the stream is broken from then on.
+ * (Node's streams keep theirs as `errored`, set when the write fails.)
+ */
+const writeFailures: { stdout?: { error: unknown }; stderr?: { error: unknown } } = {};
+
 // Captured once, before anything can reroute stray writes (see `redirectStrayStdout`): the protocol channel
 // must keep writing to the real fd 1 after handler code has been pointed at stderr.
 const rawWrite: Record<"stdout" | "stderr", StdioWrite> = deno
-  ? { stdout: denoWriteAll(deno.stdout), stderr: denoWriteAll(deno.stderr) }
+  ? { stdout: denoWriteAll(deno.stdout, "stdout"), stderr: denoWriteAll(deno.stderr, "stderr") }
   : { stdout: nodeWrite(nodeProcess().stdout), stderr: nodeWrite(nodeProcess().stderr) };
 
 if (!deno) {
   // Without a listener an EPIPE on stdout is an uncaught exception (REQ-F-014). The failed write's callback
-  // still reports it to whoever awaits it.
+  // still reports it to whoever awaits it, and the stream keeps it as `errored`.
   nodeProcess().stdout.on("error", () => {});
   nodeProcess().stderr.on("error", () => {});
+}
+
+/**
+ * The first error a write to the process's stdout or stderr met, or `undefined` while every write went
+ * through. The writers do not throw at their callers once a stream is broken (see `SerialWriter`); the end
+ * of a run asks here whether what it printed was lost.
+ *
+ * @example
+ * ```ts
+ * const failure = stdioWriteFailure("stdout");
+ * if (failure !== undefined && !isClosedPipe(failure)) console.error("stdout could not be written");
+ * ```
+ */
+export function stdioWriteFailure(stream: "stdout" | "stderr"): unknown {
+  // Read from the stream itself on Node: its `error` event comes a tick after the write failed, too late
+  // for a run that is ending.
+  if (!deno) return nodeProcess()[stream].errored ?? undefined;
+  return writeFailures[stream]?.error;
+}
+
+/**
+ * Whether a write error means that the reader is gone — EPIPE, a pipe closed by `head` or a client that left
+ * (REQ-F-014) — which a command exits on quietly. Every other error (ENOSPC on a full disk or `/dev/full`,
+ * EIO, EBADF) lost output someone was to read, and is reported.
+ *
+ * @example
+ * ```ts
+ * isClosedPipe(Object.assign(new Error("write EPIPE"), { code: "EPIPE" })); // true
+ * isClosedPipe(Object.assign(new Error("no space left"), { code: "ENOSPC" })); // false
+ * ```
+ */
+export function isClosedPipe(error: unknown): boolean {
+  const { code, name } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    name?: unknown;
+  };
+  // Node sets `code`; Deno's error for it is `Deno.errors.BrokenPipe`, with the same `code`.
+  return code === "EPIPE" || name === "BrokenPipe";
 }
 
 /**
@@ -35,8 +117,16 @@ if (!deno) {
  * message a copy of all its bytes at once (a 16 MiB reply: 16 MiB more at the peak, on top of the text).
  * A write that starts while another one still owns the scratch buffer gets a buffer of its own.
  */
-function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): StdioWrite {
-  const write = writer.write.bind(writer);
+function denoWriteAll(
+  writer: { write(bytes: Uint8Array): Promise<number> },
+  stream: "stdout" | "stderr",
+): StdioWrite {
+  const bound = writer.write.bind(writer);
+  const write = (bytes: Uint8Array) =>
+    bound(bytes).catch((error: unknown) => {
+      writeFailures[stream] ??= { error };
+      throw error;
+    });
   const writeAll = async (bytes: Uint8Array) => {
     let offset = 0;
     while (offset < bytes.length) offset += await write(bytes.subarray(offset));
@@ -82,10 +172,8 @@ function denoWriteAll(writer: { write(bytes: Uint8Array): Promise<number> }): St
  * await nodeWrite(socket)("hello\n");
  * ```
  */
-export function nodeWrite(stream: NodeJS.WritableStream): StdioWrite {
-  const writable = stream as
-    & NodeJS.WritableStream
-    & Pick<Writable, "writableLength" | "writableEnded" | "errored" | "destroyed">;
+export function nodeWrite(stream: NodeWritable): StdioWrite {
+  const writable = stream;
   const write = stream.write.bind(stream);
   // Awaiting the callback is the flush guarantee that `process.exit` lacks past 64 KiB on a pipe.
   const written = (data: StdioData) =>
@@ -164,7 +252,7 @@ function nodeStdinReader(): (signal?: AbortSignal) => Promise<Uint8Array | null>
  * ```
  */
 export function nodeStreamReader(
-  stream: NodeJS.ReadableStream,
+  stream: NodeReadable,
 ): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const queue: Uint8Array[] = [];
   let ended = false;

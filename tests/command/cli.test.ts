@@ -1,6 +1,7 @@
 // End-to-end behaviour of the command framework: every test spawns the real `notes` example or the `lab`
 // fixture and reads what a script or an agent would read.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -264,6 +265,36 @@ describe("lab: timeouts", () => {
     assert.ok(envelope.meta.duration_ms >= 300);
   });
 
+  it("a handler stuck in a blocking fs call (opening a FIFO nobody writes) still ends with exit 10, envelope flushed", async () => {
+    const dir = tempDir();
+    try {
+      const fifo = join(dir.path, "never-written");
+      execFileSync("mkfifo", [fifo]);
+      for (const format of ["json", "plain"]) {
+        // The runner's own limit is far above the command's: a run that does not exit fails on its code.
+        const result = await run([
+          ...LAB,
+          "--format",
+          format,
+          "read-file",
+          "--path",
+          fifo,
+          "--timeout",
+          "0.5",
+        ], {
+          timeoutMs: 15_000,
+        });
+        assert.equal(result.code, 10, `${format}: ${result.stdout}${result.stderr}`);
+        if (format === "json") assert.equal(onlyEnvelope(result.stdout).error.code, "TIMEOUT");
+        else assert.match(result.stderr, /lab: error: read-file exceeded its time limit of 0\.5 s/);
+      }
+      // The FIFO is still a FIFO, and nothing was written into it.
+      assert.ok(statSync(fifo).isFIFO());
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it("--timeout 0 means no limit, and the default limit is recorded in meta.timeout_ms", async () => {
     const result = await run([...LAB, "sleep", "--ms", "50", "--timeout", "0"]);
     assert.equal(result.code, 0);
@@ -338,6 +369,38 @@ describe("lab: output integrity", () => {
     const result = await finished(child);
     assert.doesNotMatch(result.stderr, /EPIPE|BrokenPipe|Error/);
     assert.equal(result.code, 0);
+  });
+  // `> /dev/full`: every write fails with ENOSPC. Unlike a reader that went away, that loses output someone
+  // was to read.
+  const toDevFull = (argv: readonly string[]) => ["sh", "-c", 'exec "$@" > /dev/full', "sh", ...argv];
+  const LOST =
+    /^notes: error: stdout could not be written \((ENOSPC|No space left on device).*\); what the command printed is lost$/m;
+
+  it("stdout that cannot be written (ENOSPC, > /dev/full) is exit 1 with the reason on stderr, in every format", async () => {
+    for (
+      const argv of [
+        ["completions", "bash"],
+        ["--format", "json", "list"],
+        ["--format", "plain", "list"],
+      ]
+    ) {
+      const home = tempDir();
+      try {
+        const result = await run(toDevFull([...NOTES, ...argv]), { env: { NOTES_HOME: home.path } });
+        assert.equal(result.code, 1, `${argv.join(" ")}: ${result.stderr}`);
+        assert.match(result.stderr, LOST, argv.join(" "));
+      } finally {
+        home.cleanup();
+      }
+    }
+  });
+
+  it("a protocol server whose stdout cannot be written ends with exit 1 and the reason, not a clean 0", async () => {
+    const initialize =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n';
+    const result = await run(toDevFull([...NOTES, "mcp", "serve"]), { stdin: initialize });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, LOST);
   });
 });
 

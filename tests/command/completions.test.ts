@@ -109,7 +109,8 @@ describe("notes completions: the script on stdout", () => {
     const entry = onlyEnvelope(result.stdout).data;
     assert.equal(entry.danger_level, "safe");
     assert.equal(entry.mcp, false);
-    assert.equal(entry.default_format, "plain");
+    assert.equal(entry["x-default-format"], "plain");
+    assert.equal("default_format" in entry, false, "no member outside a published vocabulary");
     assert.deepEqual(entry.positionals.map((p: { name: string }) => p.name), ["shell"]);
     assert.ok(entry.examples.length > 0);
     const help = await run([...NOTES, "completions", "--help"]);

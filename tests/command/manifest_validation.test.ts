@@ -180,6 +180,11 @@ describe("validateManifest", () => {
       undefined,
       "schema_version",
     ], [undefined, "etag"]]);
+    // A member beside the four is marked, so a reader that needs only the commands can pass over it.
+    assert.deepEqual(
+      validateManifest(manifest).filter((issue) => issue.unknownMember === true).map((issue) => issue.field),
+      ["extra", "tool"],
+    );
     assert.deepEqual(fields({ ...GOOD, commands: [] }), [[undefined, "commands"]]);
     assert.deepEqual(fields(null), [[undefined, "manifest"]]);
     assert.deepEqual(fields({ ...GOOD, commands: { "Bad Path": GOOD.commands.list, list: 3 } }), [[

@@ -610,7 +610,8 @@ describe("mcp install: its contract", () => {
     const entry = onlyEnvelope(result.stdout).data;
     assert.equal(entry.danger_level, "mutating");
     assert.equal(entry.mcp, false);
-    assert.equal(entry.supports_dry_run, true);
+    // REQ-C-004's way to say a command previews: --dry-run among its flags (no supports_dry_run member).
+    assert.equal("supports_dry_run" in entry, false);
     assert.ok(
       entry.flags["dry-run"] && entry.flags["idempotency-key"] && entry.flags.force && entry.flags.print,
     );

@@ -179,6 +179,32 @@ describe("output_schema in the MCP outputSchema", () => {
     assert.deepEqual(registry.entryOf(PATH)!.output_schema, NOTE_LIST);
   });
 
+  it("types data as any JSON value when the declared schema reads otherwise under draft-07 (later keywords, a $ref with siblings)", () => {
+    const anyJson = {
+      anyOf: ["object", "array", "string", "number", "boolean", "null"].map((type) => ({ type })),
+    };
+    for (
+      const schema of [
+        { type: "object", dependentRequired: { a: ["b"] } },
+        { type: "array", prefixItems: [{ type: "string" }] },
+        {
+          type: "object",
+          properties: { a: { $ref: "#/$defs/a", properties: { b: { type: "string" } } } },
+          $defs: { a: { type: "object" } },
+        },
+        { type: "object", additionalProperties: { type: "object", unevaluatedProperties: false } },
+      ]
+    ) {
+      const registry = new CommandRegistry();
+      registry.register(PATH, asDefinition({ ...ordinaryDeclaration(), output_schema: schema }));
+      const entry = registry.entryOf(PATH)!;
+      assert.deepEqual(entry.output_schema, schema, "the manifest keeps it as declared");
+      const data =
+        (mcpTool(PATH, entry).outputSchema as Record<string, Record<string, unknown>>).properties!.data;
+      assert.deepEqual(data, anyJson, JSON.stringify(schema));
+    }
+  });
+
   it("types data as any JSON value when the command declares no schema", () => {
     const registry = new CommandRegistry();
     registry.register(PATH, asDefinition(ordinaryDeclaration()));

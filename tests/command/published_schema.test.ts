@@ -28,7 +28,8 @@ const { manifest: ours } = schemaValidators();
 
 /**
  * The members a toolwire command entry carries beyond the published CommandEntry (docs/manifest.md lists them,
- * with why): REQ-C-032's stdout/protocol/mcp, the positionals a call needs, and the rest of the contract.
+ * with why): REQ-C-032's stdout/protocol/mcp, the positionals a call needs, the rest of the contract, and
+ * extension members, which carry the `x-` prefix because no published vocabulary defines them.
  */
 const TOOLWIRE_ENTRY_MEMBERS = [
   "required_scopes",
@@ -52,8 +53,7 @@ const TOOLWIRE_ENTRY_MEMBERS = [
   "idempotent",
   "has_network_io",
   "requires_confirmation",
-  "supports_dry_run",
-  "default_format",
+  "x-default-format",
 ];
 
 /** The manifest with every command entry's extension members removed: what the published schema describes. */
@@ -64,6 +64,16 @@ function publishedView(manifest: Loose): Loose {
   }
   return view;
 }
+
+/**
+ * The entry members a strict reader can know: the published CommandEntry's, those the CLI Agent Spec's
+ * requirements define (REQ-C-029's scopes, REQ-C-032's fields, REQ-O-021's `requires_confirmation`, …), and
+ * toolwire's `positionals`. Anything else must carry the `x-` extension prefix.
+ */
+const NAMED_MEMBERS = new Set([
+  ...Object.keys(PUBLISHED.definitions.CommandEntry.properties),
+  ...TOOLWIRE_ENTRY_MEMBERS.filter((member) => !member.startsWith("x-")),
+]);
 
 async function manifestOf(argv: readonly string[]): Promise<Loose> {
   const home = tempDir();
@@ -92,6 +102,23 @@ describe("the published ManifestResponse schema: real manifests", () => {
       assert.ok(ours(manifest), schemaErrors(ours));
     });
   }
+
+  it("every entry member a real manifest prints is a published one or carries the x- prefix (no supports_dry_run, no default_format)", async () => {
+    for (const [name, argv] of PROGRAMS) {
+      const manifest = await manifestOf(argv);
+      for (const [path, entry] of Object.entries<Loose>(manifest.commands)) {
+        for (const member of Object.keys(entry)) {
+          assert.ok(NAMED_MEMBERS.has(member) || member.startsWith("x-"), `${name} ${path}: ${member}`);
+        }
+      }
+    }
+    const toolwire = await manifestOf(TOOLWIRE);
+    assert.equal(toolwire.commands.completions["x-default-format"], "plain");
+    assert.ok(
+      toolwire.commands["mcp.install"].flags["dry-run"],
+      "a mutating command that previews lists --dry-run",
+    );
+  });
 
   it("the extension members are exactly what toolwire's CommandEntry defines beyond the published one", () => {
     const oursEntry = Object.keys((loadSchema("manifest").$defs as Loose).CommandEntry.properties);

@@ -23,7 +23,8 @@ import {
   tempDir,
   waitForOutput,
 } from "../helpers/run.ts";
-import { schemaErrors, schemaValidators } from "../helpers/schemas.ts";
+import { loadSchema, schemaErrors, schemaValidators } from "../helpers/schemas.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 const { manifest: validManifest, envelope: validEnvelope } = schemaValidators();
@@ -337,6 +338,36 @@ async function changed(path: "list" | "serve", change: (entry: Declaration) => v
   change(manifest.commands[path] as unknown as Declaration);
   return manifest;
 }
+
+describe("manifest --schema: the output schema it declares is the manifest schema", () => {
+  it("is schema/manifest.schema.json but its $id, and validating with it enforces what the tool enforces", async () => {
+    const result = await run([...NOTES, "--format", "json", "manifest", "--schema"]);
+    assert.equal(result.code, 0, result.stderr);
+    const declared = onlyEnvelope(result.stdout).data.output_schema;
+    const { $id: _, ...expected } = loadSchema("manifest");
+    assert.deepEqual(declared, expected);
+    // What an agent does with it: compile it, and check the manifest it is given.
+    const validate = new Ajv2020({ strict: true, strictRequired: false, strictTypes: false }).compile(
+      declared,
+    );
+    assert.ok(validate(await notes()), schemaErrors(validate));
+    const refused: Array<[string, (entry: Declaration) => void, "list" | "serve"]> = [
+      ["mcp: true", (entry) => (entry.mcp = true), "list"],
+      ["stdout without protocol", (entry) => delete entry.protocol, "serve"],
+      ["protocol without stdout", (entry) => (entry.protocol = "lsp"), "list"],
+      ...FORBIDDEN_WITH_PROTOCOL.map(([field, value]) =>
+        [`${field} on a protocol command`, (entry: Declaration) => (entry[field] = value), "serve"] as [
+          string,
+          (entry: Declaration) => void,
+          "serve",
+        ]
+      ),
+    ];
+    for (const [why, change, path] of refused) {
+      assert.equal(validate(await changed(path, change)), false, `the declared schema accepts ${why}`);
+    }
+  });
+});
 
 describe("manifest schema: what it rejects (REQ-C-032 and the command contract)", () => {
   it("accepts the in-process baseline", async () => {

@@ -151,11 +151,18 @@ function sortThenComplete(entry: CommandEntry, args: Record<string, unknown>): C
       issues.push({ field: key, message: `unknown argument ${quote(key)}` });
       continue;
     }
-    const coerced = coerceJson(key, known[1], value);
+    // A framework flag is taken with the framework's type, whatever the manifest says of it.
+    const framework = Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, known[0])
+      ? COMMAND_FRAMEWORK_FLAGS[known[0]]!.type
+      : known[1].type;
+    const spec = framework === known[1].type
+      ? known[1]
+      : { type: framework, required: known[1].required, description: known[1].description };
+    const coerced = coerceJson(key, spec, value);
     if ("issue" in coerced) issues.push(coerced.issue);
     else if (known[0] === "idempotency-key") idempotencyKey = coerced.value as string;
-    else if (known[0] === "dry-run") dryRun = coerced.value as boolean;
-    else if (known[0] === "confirm-destructive") confirmed = coerced.value as boolean;
+    else if (known[0] === "dry-run") dryRun = coerced.value === true;
+    else if (known[0] === "confirm-destructive") confirmed = coerced.value === true;
     else given.set(known[0], coerced.value);
   }
   const own = Object.fromEntries(

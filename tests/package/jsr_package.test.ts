@@ -1,5 +1,5 @@
 // The JSR package as Deno users get it: the `toolwire` binary is an entry point of its own (`./cli`), every
-// module it loads is published, and `deno install` with the documented permissions gives a working command.
+// module it loads (the manifest schema's JSON too) is published, and `deno install` with the documented permissions gives a working command.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -25,7 +25,11 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
     });
     assert.equal(listing.status, 0, listing.stderr.toString());
     const published = new Set(
-      [...`${listing.stdout}${listing.stderr}`.matchAll(/file:\/\/\S*?\/((?:cmd|lib)\/\S+\.ts|mod\.ts)/g)]
+      [
+        ...`${listing.stdout}${listing.stderr}`.matchAll(
+          /file:\/\/\S*?\/((?:cmd|lib)\/\S+\.ts|mod\.ts|schema\/\S+\.json)/g,
+        ),
+      ]
         .map((match) => match[1]!),
     );
     const graph = JSON.parse(

@@ -186,6 +186,65 @@ describe("the npm package", { timeout: 180_000 }, () => {
     }
   });
 
+  it("type-checks a user project that has no @types/node: the shipped .d.ts name no Node type", () => {
+    writeFileSync(
+      join(project, "web_only.ts"),
+      [
+        'import { CommandError, createTool, ExitCode, type ResponseEnvelope } from "toolwire";',
+        'import type { ToolCatalog } from "toolwire/mcp";',
+        'import type { LspHandlers } from "toolwire/lsp";',
+        'import type { DapHandlers } from "toolwire/dap";',
+        'import { LineFramer, SerialWriter, processChannel } from "toolwire/framing";',
+        'const tool = createTool({ name: "web", version: "1.0.0", description: "No Node types" });',
+        'tool.command("greet", { description: "Greet", danger_level: "safe", required_scopes: [],',
+        '  flags: { name: { type: "string", required: true, description: "Who" } },',
+        '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
+        "  run: (ctx) => {",
+        '    if (ctx.flags.name === "") throw new CommandError(ExitCode.ARG_ERROR, "empty");',
+        "    return { greeting: `hello ${ctx.flags.name}` };",
+        "  } });",
+        "export const envelope: ResponseEnvelope | undefined = undefined;",
+        "export type Served = ToolCatalog | LspHandlers | DapHandlers;",
+        "export const framer = new LineFramer();",
+        "export const out = new SerialWriter(processChannel());",
+        "await tool.main();",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.web.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          // The Web's types only: what a project without Node's type library has.
+          lib: ["ES2022", "DOM"],
+          types: [],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          verbatimModuleSyntax: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ["web_only.ts"],
+      }),
+    );
+    let listed = "";
+    try {
+      listed = execFileSync(
+        NODE,
+        [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.web.json", "--listFiles"],
+        { cwd: project, stdio: "pipe" },
+      ).toString();
+    } catch (error) {
+      assert.fail(`tsc failed:\n${(error as { stdout?: Buffer }).stdout?.toString()}`);
+    }
+    const files = listed.split("\n").filter((line) => line.includes("/node_modules/toolwire/"));
+    assert.ok(files.some((file) => file.endsWith("runtime/stdio.d.ts")), "stdio.d.ts was checked");
+    assert.equal(listed.includes("@types/node"), false, "no file of @types/node was read");
+  });
+
   it("exports its package.json and JSON Schemas, and ships source maps", async () => {
     const resolve = [
       "import { createRequire } from 'node:module';",

@@ -10,6 +10,8 @@ import { mcpTool, servedCommands } from "../../lib/command/mcp/tool_mapping.ts";
 import type { Manifest } from "../../lib/command/contract/manifest.ts";
 import { lastLine, type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
 import { connect, execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
+import { initialize, WireSession } from "../helpers/mcp_wire.ts";
+import { foreignCli, foreignManifest } from "../helpers/foreign_cli.ts";
 
 function bridge(cli: readonly string[], ...flags: string[]): string[] {
   return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), ...flags];
@@ -420,6 +422,118 @@ describe("toolwire mcp serve without --exec", () => {
       assert.deepEqual(check.inputSchema.required, ["cli"]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("toolwire mcp serve --exec: a manifest typing a framework flag its own way", () => {
+  it("confirm-destructive typed as a string: confirm_destructive is still a boolean, and a preview never passes --confirm-destructive", async () => {
+    const manifest = foreignManifest({
+      wipe: {
+        description: "Wipe everything",
+        danger_level: "destructive",
+        flags: {
+          "dry-run": { type: "boolean", required: false, description: "Preview" },
+          "confirm-destructive": { type: "string", required: false, description: "Type yes to confirm" },
+        },
+        requires_confirmation: true,
+      },
+    });
+    const cli = foreignCli(manifest);
+    try {
+      await withBridge(cli.argv, [], async (client) => {
+        const { tools } = await client.listTools();
+        const wipe = tools.find((tool) => tool.name === "wipe")!;
+        assert.equal((wipe.inputSchema.properties as Loose).confirm_destructive.type, "boolean");
+        const unconfirmed = await client.callTool({ name: "wipe", arguments: {} });
+        assert.equal((unconfirmed.structuredContent as Loose).error.code, "CONFIRMATION_REQUIRED");
+        assert.deepEqual(cli.calls("wipe"), [["--format", "json", "wipe", "--dry-run"]]);
+        // A string is no confirmation, and no preview either: refused before anything runs.
+        for (const given of ["no", "yes", ""]) {
+          const refused = await client.callTool({ name: "wipe", arguments: { confirm_destructive: given } });
+          const { error } = refused.structuredContent as Loose;
+          assert.equal(error.code, "ARG_ERROR", JSON.stringify(error));
+          assert.match(error.message, /confirm_destructive expects a boolean/);
+        }
+        assert.equal(cli.calls("wipe").length, 1, "nothing more was run");
+        const confirmed = await client.callTool({ name: "wipe", arguments: { confirm_destructive: true } });
+        assert.equal((confirmed.structuredContent as Loose).ok, true);
+        assert.deepEqual(cli.calls("wipe").at(-1), ["--format", "json", "wipe", "--confirm-destructive"]);
+      }, cli.env);
+    } finally {
+      cli.cleanup();
+    }
+  });
+});
+
+describe("toolwire mcp serve --exec: the manifest forms it reads", () => {
+  it("an earlier toolwire's members (supports_dry_run, default_format) and the current ones (x-default-format, any x- extension) are served alike", async () => {
+    const sync = {
+      description: "Sync the widgets",
+      danger_level: "mutating",
+      flags: {
+        "idempotency-key": { type: "string", required: false, description: "A key" },
+        "dry-run": { type: "boolean", required: false, description: "Preview" },
+      },
+    };
+    for (
+      const extra of [
+        { supports_dry_run: true, default_format: "plain" },
+        { "x-default-format": "plain", "x-acme-rollout": { stage: "beta" } },
+      ]
+    ) {
+      const cli = foreignCli(foreignManifest({ sync: { ...sync, ...extra } }));
+      try {
+        await withBridge(cli.argv, [], async (client) => {
+          const { tools } = await client.listTools();
+          const tool = tools.find((candidate) => candidate.name === "sync")!;
+          assert.ok((tool.inputSchema.properties as Loose).dry_run, JSON.stringify(extra));
+          const previewed = await client.callTool({ name: "sync", arguments: { dry_run: true } });
+          assert.equal((previewed.structuredContent as Loose).ok, true);
+          assert.deepEqual(cli.calls("sync"), [["--format", "json", "sync", "--dry-run"]]);
+        }, cli.env);
+      } finally {
+        cli.cleanup();
+      }
+    }
+  });
+
+  it("a top-level member beyond the four (a framework's tool object): the commands are served, and stderr names the member", async () => {
+    const manifest = {
+      ...foreignManifest({ echo: { description: "Echo", danger_level: "safe" } }),
+      tool: { name: "foreign", version: "2.3.1" },
+    };
+    const cli = foreignCli(manifest);
+    try {
+      const s = new WireSession(bridge(cli.argv), { env: cli.env });
+      await s.request(initialize(0));
+      const listed = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      assert.deepEqual(listed.result.tools.map((tool: Loose) => tool.name), ["echo"]);
+      const result = await s.close();
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stderr,
+        /warning: '.*foreign\.py --format json manifest' printed a manifest with the top-level member 'tool', which the manifest format does not define; it is ignored and the commands are served/,
+      );
+      // mcp snapshot reads it the same way, the warning in its envelope.
+      const snapshot = await run([
+        ...TOOLWIRE,
+        "--format",
+        "json",
+        "mcp",
+        "snapshot",
+        "--exec",
+        execLine(cli.argv),
+      ], {
+        env: cli.env,
+      });
+      assert.equal(snapshot.code, 0, snapshot.stderr);
+      const envelope = onlyEnvelope(snapshot.stdout);
+      assert.deepEqual(envelope.data.tools.map((tool: Loose) => tool.name), ["echo"]);
+      assert.deepEqual(envelope.warnings.map((warning: Loose) => warning.code), ["MANIFEST_UNKNOWN_MEMBER"]);
+      assert.match(envelope.warnings[0].message, /top-level member 'tool'/);
+    } finally {
+      cli.cleanup();
     }
   });
 });

@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
-import { type Loose, NOTES, onlyEnvelope, run, tempDir } from "../helpers/run.ts";
+import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
 import { failedIds, failures, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CHECK_FAILED = 80;
@@ -118,6 +118,12 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
       ["ac07-stdout-purity"],
       /the first stdout line is not the response: Welcome to pyfix MCP!/,
     ],
+    // Read in linear time and never held whole: the line is counted past the checker's 4 MiB.
+    [
+      "broken_long_line",
+      ["ac07-stdout-purity"],
+      /the first stdout line is not the response: \[a line of 67108864 bytes, longer than the 4194304 the checker holds\]/,
+    ],
     ["broken_bad_flag_exit", ["ac04-invalid-flag", "ac13-invalid-flag"], /exit 1, expected 2/],
     ["broken_two_envelopes", ["ac13-one-envelope"], /2 stdout lines/],
   ];
@@ -137,6 +143,45 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
       assert.equal(envelope.data.summary.failed, failed.length);
     });
   }
+});
+
+describe("toolwire check --time-limit", () => {
+  it("a CLI too big to check in time: exit 14 with the partial report, what was not settled skipped for the limit", async () => {
+    // 151 commands: two probes each, then the servers; far more than 3 s on any machine.
+    const started = Date.now();
+    const result = await run([
+      ...TOOLWIRE,
+      "--format",
+      "json",
+      "check",
+      "--time-limit",
+      "3",
+      "--",
+      ...programArgv("tests/fixtures/many.ts"),
+    ], { timeoutMs: 120_000 });
+    const elapsed = Date.now() - started;
+    assert.equal(result.code, 14, result.stderr);
+    const envelope = onlyEnvelope(result.stdout);
+    assert.equal(envelope.error.code, "INCOMPLETE");
+    assert.match(envelope.error.message, /the time limit of 3 s ended the check first/);
+    assert.equal(envelope.data.complete, false);
+    assert.equal(envelope.data.summary.failed, 0);
+    const byId = Object.fromEntries(envelope.data.criteria.map((result: Loose) => [result.id, result]));
+    // The manifest was read and settled before the limit; the probes of each command were not.
+    assert.equal(byId["manifest-envelope"].status, "pass");
+    assert.equal(byId["manifest-schema"].status, "pass");
+    for (const id of ["ac06-help", "ac13-invalid-flag", "ac14-mcp-false-shown"]) {
+      assert.equal(byId[id].status, "skip", id);
+      assert.match(byId[id].evidence, /^skipped: the time limit \(3 s, --time-limit\) ended the check/, id);
+    }
+    assert.ok(elapsed < 60_000, `the limit ended the run (${elapsed} ms)`);
+  });
+
+  it("refuses a negative --time-limit (2)", async () => {
+    const result = await run([...TOOLWIRE, "--format", "json", "check", "--time-limit", "-1", "--", "x"]);
+    assert.equal(result.code, 2);
+    assert.match(onlyEnvelope(result.stdout).error.message, /--time-limit expects seconds >= 0/);
+  });
 });
 
 describe("toolwire check: when there is nothing to check", () => {

@@ -2,7 +2,7 @@
 // official v2 SDK client in auto mode (2026-07-28: subscriptions/listen) and a legacy client both hear
 // list_changed and list the new tools; a call in flight finishes against the manifest it started with; a
 // new manifest that fails its checks is reported on stderr and the old tools go on being served.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { describe, it } from "node:test";
@@ -19,19 +19,23 @@ const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
 /**
  * A toolwire CLI whose commands are read from `commands.json` beside it at every start: `{"names": [...]}`;
  * each command waits `--ms` and answers its name. A name that is not a valid command path fails registration,
- * so the CLI then prints no manifest.
+ * so the CLI then prints no manifest. Each start appends its arguments to `starts.log`; while a file
+ * `hang-etag` is there, a start asked `manifest --etag` never answers.
  */
 function changingCli(
   dir: string,
   names: string[],
-): { argv: string[]; set(names: string[]): void; rewrite(): void } {
+): { argv: string[]; set(names: string[]): void; rewrite(): void; starts(): string[] } {
   const library = RUNTIME === "deno" ? join(ROOT, "mod.ts") : join(ROOT, "dist", "mod.js");
   const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
   const source = (stamp: number) =>
     [
       `// version ${stamp}`,
-      `import { readFileSync, writeFileSync } from "node:fs";`,
+      `import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";`,
       `import { createTool } from ${JSON.stringify(library)};`,
+      `const argv = typeof Deno === "object" ? Deno.args : process.argv.slice(2);`,
+      `appendFileSync(new URL("./starts.log", import.meta.url), JSON.stringify(argv) + "\\n");`,
+      `if (argv.includes("--etag") && existsSync(new URL("./hang-etag", import.meta.url))) await new Promise(() => setInterval(() => {}, 60_000));`,
       `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
       `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
       `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
@@ -48,11 +52,15 @@ function changingCli(
   const argv = RUNTIME === "deno"
     ? [denoGlobal!.execPath(), "run", "-A", "--quiet", script]
     : [process.execPath, script];
-  return { argv, set, rewrite: () => writeFileSync(script, source(++stamp)) };
+  const starts = () => {
+    const log = join(dir, "starts.log");
+    return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : [];
+  };
+  return { argv, set, rewrite: () => writeFileSync(script, source(++stamp)), starts };
 }
 
-function serverArgv(cli: string[]): string[] {
-  return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), "--watch-interval", "0.1"];
+function serverArgv(cli: string[], ...flags: string[]): string[] {
+  return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), "--watch-interval", "0.1", ...flags];
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
@@ -147,6 +155,64 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr, /new manifest was refused; the tools stay as they were/);
       assert.match(result.stderr, /manifest changed \(sha256:/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("a look that hangs is stopped at the call timeout and logged, and the looks go on", async () => {
+    const dir = tempDir("toolwire-live-");
+    try {
+      const cli = changingCli(dir.path, ["alpha"]);
+      writeFileSync(join(dir.path, "hang-etag"), "");
+      const s = new WireSession(serverArgv(cli.argv, "--call-timeout", "1"));
+      await s.request(initialize(0));
+      // The first look is asked at once (the script was rewritten) and hangs; it is stopped after a second.
+      cli.rewrite();
+      await until(() => cli.starts().some((line) => line.includes("--etag")), "a look with --etag");
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      rmSync(join(dir.path, "hang-etag"));
+      cli.set(["alpha", "beta"]);
+      cli.rewrite();
+      const changed = await s.next(20_000);
+      assert.equal(changed.method, "notifications/tools/list_changed");
+      const listed = await s.request({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name).sort(), [
+        "alpha",
+        "beta",
+        "manifest",
+      ]);
+      const result = await s.close();
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /asking the CLI for its manifest timed out; .* did not answer within 1 s/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("--watch-interval 2147484 (past one setTimeout, ~25 days) waits that long: no look in the meantime", async () => {
+    const dir = tempDir("toolwire-live-");
+    try {
+      const cli = changingCli(dir.path, ["alpha"]);
+      const s = new WireSession([
+        ...TOOLWIRE,
+        "mcp",
+        "serve",
+        "--exec",
+        execLine(cli.argv),
+        "--watch-interval",
+        "2147484",
+      ]);
+      const init = await s.request(initialize(0));
+      assert.deepEqual(init.result.capabilities.tools, { listChanged: true });
+      const before = cli.starts().length;
+      cli.rewrite();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // The manifest and the --version read before serving; nothing since.
+      assert.deepEqual(cli.starts().slice(before), []);
+      assert.equal(before, 2, cli.starts().join("\n"));
+      const result = await s.close();
+      assert.equal(result.code, 0, result.stderr);
     } finally {
       dir.cleanup();
     }

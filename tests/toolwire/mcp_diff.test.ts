@@ -7,7 +7,7 @@ import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
-import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
+import { execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const MANY = programArgv("tests/fixtures/many.ts");
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -350,6 +350,114 @@ describe("toolwire mcp diff: bad input", () => {
       "143",
     ]);
     assert.ok(commands["mcp.snapshot"].flags.output, "snapshot takes --output");
+  });
+});
+
+describe("toolwire mcp diff: big and deep input", () => {
+  it("a snapshot file that starts with a byte order mark is read like one without", async () => {
+    await inTemp(async (dir, env) => {
+      const file = join(dir, "tools.json");
+      writeFileSync(file, `\uFEFF${JSON.stringify({ tools: await notesTools(env) })}`);
+      const result = await toolwire(["mcp", "diff", "--exec", NOTES_LINE, "--snapshot", file], env);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      assert.deepEqual(onlyEnvelope(result.stdout).data.tools, { cli: 5, mcp: 5 });
+    });
+  });
+
+  it("a snapshot value nested 100,000 levels deep is drift (80) with the value cut short, in JSON and plain, no stack trace", async () => {
+    await inTemp(async (dir, env) => {
+      const tools = await notesTools(env);
+      const show = tools.find((tool) => tool.name === "show");
+      show.description = "DEEP";
+      show.inputSchema.properties.id = "DEEP_ARRAY";
+      const depth = 100_000;
+      const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+      const deepArray = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      const file = join(dir, "tools.json");
+      writeFileSync(
+        file,
+        JSON.stringify({ tools }).replace('"DEEP"', deep).replace('"DEEP_ARRAY"', deepArray),
+      );
+      const result = await toolwire(["mcp", "diff", "--exec", NOTES_LINE, "--snapshot", file], env);
+      assert.equal(result.code, 80, result.stdout.slice(0, 2_000) + result.stderr);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+      const { drift } = onlyEnvelope(result.stdout).data;
+      assert.deepEqual(drift.changed.map((entry: Loose) => [entry.tool, entry.fields]), [
+        ["show", ["description", "inputSchema"]],
+      ]);
+      const differences = drift.changed[0].differences;
+      assert.deepEqual(differences.map((difference: Loose) => difference.pointer), [
+        "/description",
+        "/inputSchema/properties/id",
+      ]);
+      assert.equal(typeof differences[0].cli, "string");
+      // The deep side is shown down to a depth, then named for what it is.
+      let shown = differences[0].mcp;
+      let levels = 0;
+      while (typeof shown === "object" && shown !== null) {
+        shown = shown.a;
+        levels++;
+      }
+      assert.ok(levels > 0 && levels < 100, `cut after ${levels} levels`);
+      assert.match(shown, /nested deeper/);
+      assert.ok(Array.isArray(differences[1].mcp), "the array stays an array, cut short too");
+      const plain = await run([
+        ...TOOLWIRE,
+        "--format",
+        "plain",
+        "mcp",
+        "diff",
+        "--exec",
+        NOTES_LINE,
+        "--snapshot",
+        file,
+      ], { env, timeoutMs: 60_000 });
+      assert.equal(plain.code, 80, plain.stderr);
+      assert.match(plain.stdout, /^~ show {2}description, inputSchema$/m);
+      assert.doesNotMatch(plain.stderr, /\n\s+at /, "no stack trace");
+    });
+  });
+
+  it("a live server whose one tools/list page holds 300,000 tools (a 12 MB line): drift (80), no stack trace", async () => {
+    await inTemp(async (dir, env) => {
+      const server = join(dir, "big_server.py");
+      writeFileSync(
+        server,
+        [
+          "import json, sys",
+          "for line in sys.stdin:",
+          "    request = json.loads(line)",
+          "    if 'id' not in request: continue",
+          "    if request['method'] == 'initialize':",
+          "        result = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}}, 'serverInfo': {'name': 'big', 'version': '1'}}",
+          "    else:",
+          "        result = {'tools': [{'name': 'x%x' % i, 'inputSchema': {'type': 'object'}} for i in range(300000)]}",
+          "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}, separators=(',', ':')) + '\\n')",
+          "    sys.stdout.flush()",
+        ].join("\n"),
+      );
+      const python = pyfix()[0]!;
+      for (const format of ["json", "plain"]) {
+        const result = await run([
+          ...TOOLWIRE,
+          "--format",
+          format,
+          "mcp",
+          "diff",
+          "--exec",
+          NOTES_LINE,
+          "--server",
+          execLine([python, server]),
+        ], { env, timeoutMs: 120_000 });
+        assert.equal(result.code, 80, `${format}: ${result.stdout.slice(0, 500)}${result.stderr}`);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+        if (format === "json") {
+          const { data } = onlyEnvelope(result.stdout);
+          assert.deepEqual(data.tools, { cli: 5, mcp: 300_000 });
+          assert.equal(data.drift.removed.length, 300_000);
+        } else assert.match(result.stdout, /^drift: 5 added, 300000 removed, 0 changed$/m);
+      }
+    });
   });
 });
 

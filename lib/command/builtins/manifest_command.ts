@@ -1,4 +1,5 @@
 import type { Tool } from "../tool.ts";
+import manifestSchema from "../../../schema/manifest.schema.json" with { type: "json" };
 import type { Manifest } from "../contract/manifest.ts";
 import { commandWords } from "../contract/command_words.ts";
 import type { CommandDefinition } from "../contract/contract.ts";
@@ -32,20 +33,7 @@ function manifestDefinition(
           "The etag of a manifest you hold; if unchanged, data is null and meta.not_modified is true",
       },
     },
-    output_schema: {
-      type: "object",
-      properties: {
-        schema_version: { type: "string" },
-        framework_version: { type: "string" },
-        etag: { type: "string" },
-        commands: {
-          type: "object",
-          additionalProperties: { type: "object" },
-          description: "Each command's contract, by dotted path",
-        },
-      },
-      required: ["schema_version", "framework_version", "etag", "commands"],
-    },
+    output_schema: manifestOutputSchema(),
     exit_codes: {
       "0": {
         name: "SUCCESS",
@@ -77,4 +65,16 @@ function manifestDefinition(
       ].join("\n");
     },
   };
+}
+
+/**
+ * The manifest's `output_schema`: the project's own manifest schema (`schema/manifest.schema.json`), so an
+ * agent that validates `data` with what the tool says of itself enforces what the tool enforces — `mcp: true`,
+ * `stdout` without `protocol` and every combination REQ-C-032 forbids are refused. Without its `$id`: the
+ * schema is embedded in each MCP tool's envelope schema, where an `$id` would change how its references
+ * resolve.
+ */
+function manifestOutputSchema(): Record<string, unknown> {
+  const { $id: _id, ...schema } = manifestSchema;
+  return schema;
 }

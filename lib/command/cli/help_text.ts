@@ -70,7 +70,7 @@ export function commandHelp(
     lines.push(`Speaks ${entry.protocol} on stdin/stdout until stdin closes; stderr carries diagnostics.`);
   }
   if (entry.mcp === false) lines.push("Not offered as an MCP tool: run it from the command line.");
-  if (entry.default_format === "plain") {
+  if (entry["x-default-format"] === "plain") {
     lines.push(
       "Prints plain text even when stdout is not a terminal; --format json gives one envelope instead.",
     );

@@ -1,7 +1,7 @@
 import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } from "./contract.ts";
-import { CONTRACT_FIELDS } from "./contract_fields.ts";
+import { CONTRACT_FIELDS, DEFAULT_FORMAT_MEMBER } from "./contract_fields.ts";
 import type { ExitCodeTable } from "../../exit_code.ts";
-import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
+import { frameworkExitCodes, frameworkFlagsFor, type OutputFormat } from "./framework_flags.ts";
 import { canonicalJson, copyJson, sha256Tag } from "../../json.ts";
 
 /** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */
@@ -22,8 +22,13 @@ export interface PositionalEntry {
   variadic?: true;
 }
 
-/** One command in the manifest: its declared contract plus what the framework adds. */
-export interface CommandEntry extends Omit<CommandContract, "exit_codes"> {
+/**
+ * One command in the manifest: its declared contract plus what the framework adds. A declared
+ * `supports_dry_run` shows as the `dry-run` flag in `flags`, a declared `default_format` as
+ * `x-default-format`: no published vocabulary has either member.
+ */
+export interface CommandEntry
+  extends Omit<CommandContract, "exit_codes" | "default_format" | "supports_dry_run"> {
   flags: Record<string, FlagEntry>;
   positionals?: PositionalEntry[];
   exit_codes: ExitCodeTable;
@@ -31,6 +36,8 @@ export interface CommandEntry extends Omit<CommandContract, "exit_codes"> {
   requires_confirmation?: true;
   /** Dotted paths of direct child commands. */
   subcommands?: string[];
+  /** The declared `default_format`: the format when neither `--format` nor `<TOOL>_FORMAT` picks one. */
+  "x-default-format"?: OutputFormat;
 }
 
 /**
@@ -87,6 +94,7 @@ export function manifestEntry(definition: AnyCommandDefinition): CommandEntry {
   if (definition.danger_level === "destructive" && definition.stdout !== "protocol") {
     entry.requires_confirmation = true;
   }
+  if (definition.default_format !== undefined) entry[DEFAULT_FORMAT_MEMBER] = definition.default_format;
   return entry as unknown as CommandEntry;
 }
 

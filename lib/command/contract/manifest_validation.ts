@@ -9,6 +9,11 @@ export interface ManifestIssue {
   field: string;
   /** What is wrong, naming the command and the field: `command 'approve': mcp: may only be false (...)`. */
   message: string;
+  /**
+   * Set on a top-level member the manifest format does not define (a `tool` object some frameworks add):
+   * what toolwire prints never has one, and a reader may pass over it and still use the commands.
+   */
+  unknownMember?: true;
 }
 
 // Exactly the members of the published ManifestResponse (additionalProperties: false there).
@@ -20,8 +25,9 @@ const TOP_LEVEL_FIELDS = new Set(["schema_version", "framework_version", "etag",
  * applies to a definition: `stdout` ⇔ `protocol`, none of the fields a protocol command cannot declare, `mcp`
  * only `false`, exit codes from the standard table, well-formed flags and positionals. The top level has
  * exactly the published ManifestResponse's four members — `schema_version`, `framework_version`, `etag`,
- * `commands` — all required, nothing else. Zero dependencies: this runs where the manifest is consumed, not
- * only in tests.
+ * `commands` — all required, nothing else: another member is an issue marked `unknownMember`, which a reader
+ * that only needs the commands may pass over (the bridge does, with a warning). Zero dependencies: this runs
+ * where the manifest is consumed, not only in tests.
  *
  * @example
  * ```ts
@@ -37,12 +43,13 @@ export function validateManifest(value: unknown): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   for (const key of Object.keys(value)) {
     if (!TOP_LEVEL_FIELDS.has(key)) {
-      issues.push(
-        top(
+      issues.push({
+        ...top(
           key,
           "is not a field of the manifest format (exactly schema_version, framework_version, etag, commands)",
         ),
-      );
+        unknownMember: true,
+      });
     }
   }
   if (typeof value.schema_version !== "string" || !/^\d+\.\d+$/.test(value.schema_version)) {

@@ -209,6 +209,66 @@ function jsonProblem(value: unknown, at: string, depth: number): OutputSchemaPro
 }
 
 /**
+ * Keywords of drafts after draft-07, which a draft-07 validator does not know: an MCP client that compiles
+ * tool schemas strictly with one (the v1 SDK's Ajv) would fail on the whole tool list.
+ */
+const LATER_DRAFT_KEYWORDS = new Set([
+  "dependentRequired",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "prefixItems",
+  "minContains",
+  "maxContains",
+  "contentSchema",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$recursiveRef",
+  "$recursiveAnchor",
+  "$vocabulary",
+]);
+
+/**
+ * Whether a checked `output_schema` means the same to draft-07 and to draft 2020-12 validators, so that it
+ * can be embedded in an MCP tool's `outputSchema`: no keyword of a later draft, and no `$ref` beside other
+ * keywords (draft-07 ignores what stands beside a `$ref`). The manifest's own schema, written for 2020-12,
+ * is not.
+ *
+ * @example
+ * ```ts
+ * isPortableSchema({ type: "object", properties: { id: { type: "integer" } } }); // true
+ * isPortableSchema({ type: "object", dependentRequired: { a: ["b"] } }); // false
+ * ```
+ */
+export function isPortableSchema(schema: Record<string, unknown>): boolean {
+  return portable(schema, 0);
+}
+
+function portable(node: unknown, depth: number): boolean {
+  if (!isRecord(node) || depth > MAX_DEPTH) return true;
+  const keywords = Object.keys(node).filter((keyword) => node[keyword] !== undefined);
+  if (keywords.some((keyword) => LATER_DRAFT_KEYWORDS.has(keyword))) return false;
+  if (keywords.includes("$ref") && keywords.some((keyword) => SCHEMA_DEFINING.has(keyword))) return false;
+  return keywords.every((keyword) => {
+    const value = node[keyword];
+    if (SCHEMA_KEYWORDS.has(keyword) || SCHEMA_LIST_KEYWORDS.has(keyword)) {
+      return (Array.isArray(value) ? value : [value]).every((sub) => portable(sub, depth + 1));
+    }
+    if (SCHEMA_MAP_KEYWORDS.has(keyword) && isRecord(value)) {
+      return Object.values(value).every((sub) => portable(sub, depth + 1));
+    }
+    return true;
+  });
+}
+
+/** What beside a `$ref` would constrain a value, and which draft-07 ignores there: all but annotations. */
+const SCHEMA_DEFINING = new Set(
+  [...SCHEMA_KEYWORDS, ...SCHEMA_MAP_KEYWORDS, ...SCHEMA_LIST_KEYWORDS, "type", "enum", "const", "required"]
+    .filter((keyword) => keyword !== "$defs" && keyword !== "definitions"),
+);
+
+/**
  * A checked `output_schema` as it sits inside the envelope schema at `properties.data.anyOf[0]`: a copy
  * without the top-level `$schema` (the envelope schema has none), with every local `$ref` rebased onto that
  * position so it still resolves.

@@ -1,6 +1,6 @@
 import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from "./contract.ts";
 import { RegistrationError } from "./command_error.ts";
-import { CONTRACT_FIELDS } from "./contract_fields.ts";
+import { CONTRACT_FIELDS, DEFAULT_FORMAT_MEMBER, EARLIER_ENTRY_MEMBERS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../../exit_code.ts";
 import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 import { outputSchemaProblem } from "./output_schema.ts";
@@ -412,19 +412,21 @@ function checkOptionalShapes(d: Record<string, unknown>, fail: Fail, subject: Su
   ) {
     if (d[field] !== undefined && typeof d[field] !== "boolean") fail(field, "must be a boolean");
   }
-  checkOutputChoices(d, fail);
+  checkOutputChoices(d, fail, subject);
   checkManifestShapes(d, fail);
 }
 
 // Both concern one invocation's output and effect on the command line; a protocol session has neither: its
-// stdout is the protocol, and each request it answers previews or confirms inside the protocol.
-function checkOutputChoices(d: Record<string, unknown>, fail: Fail): void {
-  if (d.default_format !== undefined) {
-    if (!(FORMATS as readonly unknown[]).includes(d.default_format)) {
-      fail("default_format", `must be one of ${FORMATS.join(", ")}`);
+// stdout is the protocol, and each request it answers previews or confirms inside the protocol. A manifest
+// shows the default format as `x-default-format`; earlier ones, still read, as `default_format`.
+function checkOutputChoices(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
+  for (const field of subject === "entry" ? [DEFAULT_FORMAT_MEMBER, "default_format"] : ["default_format"]) {
+    if (d[field] === undefined) continue;
+    if (!(FORMATS as readonly unknown[]).includes(d[field])) {
+      fail(field, `must be one of ${FORMATS.join(", ")}`);
     }
     if (d.stdout === "protocol") {
-      fail("default_format", "a protocol command writes no envelope to stdout, in any format");
+      fail(field, "a protocol command writes no envelope to stdout, in any format");
     }
   }
   if (d.supports_dry_run === true) {
@@ -485,6 +487,8 @@ function checkStdinShape(stdin: unknown, fail: Fail): void {
 
 const ENTRY_FIELDS = new Set<string>([
   ...CONTRACT_FIELDS,
+  ...EARLIER_ENTRY_MEMBERS,
+  DEFAULT_FORMAT_MEMBER,
   "flags",
   "positionals",
   "exit_codes",
@@ -492,10 +496,13 @@ const ENTRY_FIELDS = new Set<string>([
   "subcommands",
 ]);
 
-/** What only a manifest entry has: the fields the framework adds, and no field it does not know. */
+/**
+ * What only a manifest entry has: the fields the framework adds, and no field it does not know — but for
+ * `x-` extension members, which a reader may ignore by definition (another framework's, or a later toolwire's).
+ */
 function checkEntryShape(d: Record<string, unknown>, fail: Fail, subject: Subject): void {
   if (subject === "definition") return;
-  checkKnownFields(d, ENTRY_FIELDS, "", fail);
+  checkKnownFields(d, ENTRY_FIELDS, "", fail, (key) => key.startsWith("x-"));
   if (d.requires_confirmation !== undefined) {
     if (d.requires_confirmation !== true) fail("requires_confirmation", "may only be true");
     if (d.danger_level !== "destructive") {
@@ -518,8 +525,9 @@ function checkKnownFields(
   known: ReadonlySet<string>,
   prefix: string,
   fail: Fail,
+  ignored: (key: string) => boolean = () => false,
 ): void {
-  const unknown = Object.keys(value).find((key) => !known.has(key));
+  const unknown = Object.keys(value).find((key) => !known.has(key) && !ignored(key));
   if (unknown !== undefined) {
     fail(prefix === "" ? unknown : `${prefix}.${unknown}`, `is not a field of the manifest format`);
   }

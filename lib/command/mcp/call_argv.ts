@@ -34,8 +34,9 @@ export function callArgv(cli: readonly string[], call: CallLine): string[] {
   const argv = [...cli, "--format", "json", ...call.path.split(".")];
   for (const [flag, value] of call.given) argv.push(...flagWords(flag, value));
   if (call.idempotencyKey !== undefined) argv.push(`--idempotency-key=${call.idempotencyKey}`);
-  if (call.dryRun) argv.push("--dry-run");
-  if (call.confirmed) argv.push("--confirm-destructive");
+  if (call.dryRun === true) argv.push("--dry-run");
+  // A dry run changes nothing, so it is never confirmed: the CLI must not take it for a confirmed run.
+  else if (call.confirmed === true) argv.push("--confirm-destructive");
   const positionals = (call.entry.positionals ?? []).flatMap((positional) =>
     words(call.args[positional.name])
   );

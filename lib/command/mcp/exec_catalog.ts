@@ -9,6 +9,8 @@ import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../cli/argument_error.ts";
+import type { InputIssue } from "../cli/input_values.ts";
+import { hasLoneSurrogate } from "../../json.ts";
 import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";
 import { commandWords } from "../contract/command_words.ts";
@@ -61,18 +63,19 @@ export function execCatalog(
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
   if (needsConfirmation(call.entry.danger_level, call)) {
-    return (await previewDestructive(call.path, () => execute(target, { ...call, dryRun: true }), {
-      startedAt,
-    })).envelope;
+    // The preview is a dry run and nothing else: never with a confirmation, whatever the call carried.
+    return (await previewDestructive(
+      call.path,
+      () => execute(target, { ...call, dryRun: true, confirmed: false }),
+      {
+        startedAt,
+      },
+    )).envelope;
   }
-  // A command line cannot carry a NUL byte: refuse the argument rather than fail to spawn.
-  const withNul = nulArgument(call);
-  if (withNul !== undefined) {
-    return argumentErrorEnvelope([{
-      field: withNul,
-      message: `${withNul} contains a NUL character, which a command line cannot carry`,
-    }], startedAt);
-  }
+  // A command line carries bytes without NUL: refuse such an argument rather than fail to spawn, or run
+  // the CLI with another value than the one sent.
+  const unpassable = unpassableArgument(call);
+  if (unpassable !== undefined) return argumentErrorEnvelope([unpassable], startedAt);
   const maxOutputBytes = target.maxOutputBytes ?? STDOUT_BYTES;
   const run = await runChild(callArgv(target.argv, call), {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
@@ -124,10 +127,33 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
   });
 }
 
-function nulArgument(call: ValidatedCall): string | undefined {
-  const hasNul = (value: unknown) =>
-    (Array.isArray(value) ? value : [value]).some((item) => typeof item === "string" && item.includes("\0"));
-  for (const [flag, value] of call.given) if (hasNul(value)) return argumentName(flag);
-  for (const [name, value] of Object.entries(call.args)) if (hasNul(value)) return name;
-  return hasNul(call.idempotencyKey) ? "idempotency_key" : undefined;
+/**
+ * The first argument a command line cannot carry as it is: one with a NUL character (it would end the
+ * word), or with a lone surrogate — a JavaScript string can hold one, UTF-8 cannot, so the CLI would get
+ * U+FFFD instead: another value, and another idempotency key (`"\ud800"` and `"\ufffd"` would share one).
+ */
+function unpassableArgument(call: ValidatedCall): InputIssue | undefined {
+  const problem = (value: unknown): string | undefined => {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== "string") continue;
+      if (item.includes("\0")) return "contains a NUL character, which a command line cannot carry";
+      if (hasLoneSurrogate(item)) {
+        return "contains a lone surrogate (half of a UTF-16 pair), which a command line cannot carry: send well-formed Unicode text";
+      }
+    }
+    return undefined;
+  };
+  const issue = (field: string, value: unknown) => {
+    const found = problem(value);
+    return found === undefined ? undefined : { field, message: `${field} ${found}` };
+  };
+  for (const [flag, value] of call.given) {
+    const found = issue(argumentName(flag), value);
+    if (found !== undefined) return found;
+  }
+  for (const [name, value] of Object.entries(call.args)) {
+    const found = issue(name, value);
+    if (found !== undefined) return found;
+  }
+  return issue("idempotency_key", call.idempotencyKey);
 }

@@ -11,6 +11,12 @@ import { reloadExecManifest } from "./exec_manifest.ts";
 import type { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
 import { errorMessage } from "../run/thrown_error.ts";
+import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../run/time_limit.ts";
+import { CommandError } from "../contract/command_error.ts";
+import { ExitCode } from "../../exit_code.ts";
+
+/** How long one look may take when the CLI's calls have no time limit (`--call-timeout 0`). */
+export const LOOK_TIMEOUT_MS = 60_000;
 
 /** Options of {@linkcode LiveExecCatalog}. */
 export interface LiveExecOptions {
@@ -27,9 +33,11 @@ export interface LiveExecOptions {
  * (a session calls `watch`), the files the CLI's command line names — the program and any script — are
  * looked at every `intervalMs`; when one was replaced or rewritten, and every `askEvery` looks in any case,
  * the CLI is asked whether its manifest changed (`manifest --etag <held>`, which a toolwire CLI answers
- * without printing the manifest again). A changed manifest is checked like the first one; then it is served
- * and every watcher is told. A manifest that fails its checks is reported on the log and the old tool list
- * goes on. A call runs against the catalog it started with, to the end.
+ * without printing the manifest again). The ask may take as long as a call (`target.callTimeoutMs`, or
+ * {@linkcode LOOK_TIMEOUT_MS} when calls have no limit); a CLI that takes longer has its process group
+ * stopped. A changed manifest is checked like the first one; then it is served and every watcher is told. A
+ * manifest that fails its checks, or an ask that fails or runs out of time, is reported on the log, the old
+ * tool list goes on, and the looks go on. A call runs against the catalog it started with, to the end.
  *
  * @example
  * ```ts
@@ -54,7 +62,7 @@ export class LiveExecCatalog implements ToolCatalog {
   #current: ManifestCatalog;
   #etag: string;
   #stamps: string;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: LongTimeout | undefined;
   #looks = 0;
   #stopped = new AbortController();
 
@@ -105,14 +113,15 @@ export class LiveExecCatalog implements ToolCatalog {
     return () => {
       this.#watchers.delete(onChange);
       if (this.#watchers.size > 0) return;
-      clearTimeout(this.#timer);
+      clearLongTimeout(this.#timer);
       this.#timer = undefined;
       this.#stopped.abort();
     };
   }
 
   #schedule(): void {
-    this.#timer = setTimeout(
+    // Any interval works: a plain setTimeout fires at once past ~24.8 days (`--watch-interval 2147484`).
+    this.#timer = setLongTimeout(
       () => void this.#look().finally(() => this.#watchers.size > 0 && this.#schedule()),
       this.#options.intervalMs,
     );
@@ -124,12 +133,18 @@ export class LiveExecCatalog implements ToolCatalog {
     this.#stamps = stamps;
     if (!replaced && ++this.#looks % (this.#options.askEvery ?? 5) !== 0) return;
     let manifest: Manifest | undefined;
+    const limitMs = this.#target.callTimeoutMs > 0 ? this.#target.callTimeoutMs : LOOK_TIMEOUT_MS;
     try {
-      manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal);
+      manifest = await reloadExecManifest(this.#target, this.#etag, this.#stopped.signal, limitMs);
     } catch (error) {
       if (this.#stopped.signal.aborted) return;
+      const timedOut = error instanceof CommandError && error.exitCode === ExitCode.TIMEOUT;
       this.#options.log(
-        `mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`,
+        timedOut
+          ? `mcp: asking the CLI for its manifest timed out; the tools stay as they were, and the next look asks again: ${
+            errorMessage(error)
+          }`
+          : `mcp: the CLI's new manifest was refused; the tools stay as they were: ${errorMessage(error)}`,
       );
       return;
     }

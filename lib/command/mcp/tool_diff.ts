@@ -51,6 +51,13 @@ export interface ToolDrift {
   missing_from_mcp: string[];
 }
 
+/**
+ * How deep a value is shown in a difference. The CLI's side is a validated manifest's, so the comparison
+ * itself never goes deeper than that; the other side comes from a file or a server and may nest a hundred
+ * thousand levels, which a report could not even be serialised with.
+ */
+const SHOWN_DEPTH = 32;
+
 // What MCP assumes when a hint is absent: a tool that leaves one out means these values.
 const ANNOTATION_DEFAULTS: Readonly<Record<string, boolean>> = {
   readOnlyHint: false,
@@ -163,8 +170,8 @@ function compare(pointer: string, cli: unknown, mcp: unknown, out: ToolDifferenc
       const at = `${pointer}/${encodePointerToken(member)}`;
       const inCli = Object.hasOwn(cli, member);
       const inMcp = Object.hasOwn(mcp, member);
-      if (inCli && !inMcp) out.push({ pointer: at, cli: cli[member] });
-      else if (!inCli && inMcp) out.push({ pointer: at, mcp: mcp[member] });
+      if (inCli && !inMcp) out.push({ pointer: at, cli: shownValue(cli[member]) });
+      else if (!inCli && inMcp) out.push({ pointer: at, mcp: shownValue(mcp[member]) });
       else compare(at, cli[member], mcp[member], out, member);
     }
     return;
@@ -175,13 +182,33 @@ function compare(pointer: string, cli: unknown, mcp: unknown, out: ToolDifferenc
     const left = asSet ? [...cli].sort(byCodeUnit) : cli;
     const right = asSet ? [...mcp].sort(byCodeUnit) : mcp;
     if (left.length !== right.length || asSet) {
-      if (!sameJson(left, right)) out.push({ pointer, cli, mcp });
+      if (!sameJson(left, right)) out.push(difference(pointer, cli, mcp));
       return;
     }
     left.forEach((item, index) => compare(`${pointer}/${index}`, item, right[index], out));
     return;
   }
-  if (!sameJson(cli, mcp)) out.push({ pointer, cli, mcp });
+  if (!sameJson(cli, mcp)) out.push(difference(pointer, cli, mcp));
+}
+
+function difference(pointer: string, cli: unknown, mcp: unknown): ToolDifference {
+  return { pointer, cli: shownValue(cli), mcp: shownValue(mcp) };
+}
+
+/**
+ * A value as a difference shows it: a copy down to {@linkcode SHOWN_DEPTH} levels, where a deeper object or
+ * array is replaced by a string saying so.
+ */
+function shownValue(value: unknown, depth = 0): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth === SHOWN_DEPTH) {
+    return `(${Array.isArray(value) ? "an array" : "an object"} nested deeper than ${SHOWN_DEPTH} levels)`;
+  }
+  if (Array.isArray(value)) return value.map((item) => shownValue(item, depth + 1));
+  // fromEntries defines own members: a `__proto__` key from parsed JSON stays a member.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, shownValue(item, depth + 1)]),
+  );
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -10,7 +10,7 @@ import {
 import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
 import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";
-import { embeddedOutputSchema } from "../contract/output_schema.ts";
+import { embeddedOutputSchema, isPortableSchema } from "../contract/output_schema.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /** The framework flags that become MCP arguments, by flag name → argument name. */
@@ -22,6 +22,18 @@ const FRAMEWORK_ARGUMENTS: ReadonlyMap<string, string> = new Map([
 
 /** `--output` writes a file on the server's machine: never offered over MCP. */
 const NOT_OFFERED = new Set(["output"]);
+
+/**
+ * A flag as a tool takes it. The framework's own flags keep the framework's type whatever a manifest says of
+ * them (a foreign CLI may type `confirm-destructive` as a string): the server decides with them whether a
+ * call is confirmed or only previewed, so `"no"` must be refused, never taken for a confirmation.
+ */
+function toolFlagSpec(flag: string, spec: FlagEntry): FlagEntry {
+  // Own members only: a flag named `constructor` or `toString` is the command's own.
+  if (!Object.hasOwn(COMMAND_FRAMEWORK_FLAGS, flag)) return spec;
+  const { type } = COMMAND_FRAMEWORK_FLAGS[flag]!;
+  return type === spec.type ? spec : { type, required: spec.required, description: spec.description };
+}
 
 /**
  * The MCP tool name of a command path: dots become underscores (`notes.add` → `notes_add`), which keeps
@@ -110,7 +122,7 @@ export function mcpTool(path: string, entry: CommandEntry): McpTool {
   for (const [flag, spec] of Object.entries(entry.flags)) {
     if (NOT_OFFERED.has(flag)) continue;
     const name = argumentName(flag);
-    properties[name] = flagSchema(spec);
+    properties[name] = flagSchema(toolFlagSpec(flag, spec));
     if (spec.required) required.push(name);
   }
   for (const positional of entry.positionals ?? []) {
@@ -177,8 +189,11 @@ const JSON_TYPES = ["object", "array", "string", "number", "boolean", "null"] as
  * The JSON Schema of a command's envelope as an MCP `outputSchema`: every tool result's `structuredContent`
  * is the envelope, success or failure, so it always validates (the v1 SDK client validates even
  * `isError` results). `data` is the command's `output_schema` or `null` (a failure's `data`), or any JSON
- * value when the command declares none. Only keywords draft-07 and 2020-12 share, no `$schema`, and no
- * subschema without a type, which schema linters (MCP Inspector `--strict`) flag as constraining nothing.
+ * value when the command declares none — or declares one a draft-07 validator would read otherwise than a
+ * 2020-12 one ({@linkcode isPortableSchema}: the manifest's own schema, say), which a client compiling
+ * strictly with draft-07 would refuse with the whole tool list. Only keywords draft-07 and 2020-12 share,
+ * no `$schema`, and no subschema without a type, which schema linters (MCP Inspector `--strict`) flag as
+ * constraining nothing.
  *
  * @example
  * ```ts
@@ -190,7 +205,7 @@ export function envelopeOutputSchema(dataSchema?: Record<string, unknown>): Reco
     type: "object",
     properties: {
       ok: { type: "boolean" },
-      data: dataSchema === undefined
+      data: dataSchema === undefined || !isPortableSchema(dataSchema)
         ? { anyOf: JSON_TYPES.map((type) => ({ type })) }
         : { anyOf: [embeddedOutputSchema(dataSchema), { type: "null" }] },
       error: {
@@ -299,7 +314,7 @@ export class ToolArgumentPlan {
         : flag === "dry-run"
         ? DRY_RUN
         : CONFIRM;
-      this.#slots[argumentName(flag)] = { kind, flag, spec, index: -1 };
+      this.#slots[argumentName(flag)] = { kind, flag, spec: toolFlagSpec(flag, spec), index: -1 };
     }
     this.#positionals = entry.positionals ?? NO_POSITIONALS;
     const named = new Set<string>();
@@ -337,8 +352,8 @@ export class ToolArgumentPlan {
       if (accepted === undefined) continue;
       if (slot.kind === OWN_FLAG) given.set(slot.flag, accepted);
       else if (slot.kind === IDEMPOTENCY_KEY) idempotencyKey = accepted as string;
-      else if (slot.kind === DRY_RUN) dryRun = accepted as boolean;
-      else confirmed = accepted as boolean;
+      else if (slot.kind === DRY_RUN) dryRun = accepted === true;
+      else confirmed = accepted === true;
     }
     const flags: Record<string, unknown> = Object.create(null);
     for (let i = 0; i < this.#ownFlags.length; i++) {
