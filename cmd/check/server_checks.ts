@@ -114,24 +114,32 @@ export async function checkServer(
     );
   });
 
-  await session(argv, framing, options, async (server) => {
-    // Serving has begun once a request is answered; a server of a protocol the checker does not speak gets a moment instead.
-    const probe = client(server);
-    if (probe !== undefined) await probe.open();
-    else await delay(500);
-    server.signal("SIGTERM");
-    const exit = await server.waitExit(options.probeTimeoutMs);
-    const read = readEnvelope(lastLine(server.stderr));
-    const ok = exit?.code === ExitCode.SIGTERM && "envelope" in read;
-    ledger.record(
-      "ac10-sigterm",
-      ok,
-      `${label}: ${exit === undefined ? "still running after SIGTERM" : `exit ${exit.code}`}, ${
-        "envelope" in read ? "envelope last on stderr" : "no envelope last on stderr"
-      }`,
-    );
-    purity(probe);
-  });
+  // Serving has begun once a request is answered; a server of a protocol the checker does not speak gets a
+  // moment instead — and, if the signal found it without a handler yet (it died by the signal), a longer
+  // one, once: a slow start is not a server that ignores SIGTERM.
+  for (const moment of SIGTERM_MOMENTS_MS) {
+    let retry = false;
+    await session(argv, framing, options, async (server) => {
+      const probe = client(server);
+      if (probe !== undefined) await probe.open();
+      else await delay(moment);
+      server.signal("SIGTERM");
+      const exit = await server.waitExit(options.probeTimeoutMs);
+      const read = readEnvelope(lastLine(server.stderr));
+      retry = probe === undefined && exit?.signal === "SIGTERM" && moment !== SIGTERM_MOMENTS_MS.at(-1);
+      if (retry) return;
+      const ok = exit?.code === ExitCode.SIGTERM && "envelope" in read;
+      ledger.record(
+        "ac10-sigterm",
+        ok,
+        `${label}: ${exit === undefined ? "still running after SIGTERM" : `exit ${exit.code}`}, ${
+          "envelope" in read ? "envelope last on stderr" : "no envelope last on stderr"
+        }`,
+      );
+      purity(probe);
+    });
+    if (!retry) break;
+  }
 
   await session([...argv, "--timeout", String(IDLE_TIMEOUT_SECONDS)], framing, options, async (server) => {
     const probe = client(server);
@@ -328,6 +336,9 @@ async function session(
   }
   if (options.signal.aborted) throw options.signal.reason;
 }
+
+/** How long a server of a protocol the checker does not speak gets before SIGTERM: at first, then once more. */
+const SIGTERM_MOMENTS_MS = [500, 3_000] as const;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -20,7 +20,9 @@ const SCRIPT_IN_PROJECT = SCRIPT.slice(ROOT.length);
 async function toolsOf(entry: Loose, cwd: string): Promise<string[]> {
   const session = new WireSession([entry.command, ...entry.args], { cwd, env: entry.env ?? {} });
   try {
-    const init = await session.request(initialize(1));
+    // The first start from source may fill a cold module cache: it gets longer than an answer does.
+    session.send(initialize(1));
+    const init = await session.next(30_000);
     assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
     session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     const list = await session.request({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
