@@ -26,7 +26,7 @@ import {
   completePositionals,
   type InputIssue,
   quote,
-} from "../../lib/command/cli/input_values.ts";
+} from "../../lib/command/input/input_values.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../../lib/command/contract/framework_flags.ts";
 import { idempotencyKeyIssue } from "../../lib/command/run/idempotency_store.ts";
 import { propertySettings } from "../reliability/mcp_scenario.ts";

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandDefinition, PositionalSpec } from "../../lib/command/contract/contract.ts";
 import { commandHelp } from "../../lib/command/cli/help_text.ts";
-import { completePositionals, type InputIssue } from "../../lib/command/cli/input_values.ts";
+import { completePositionals, type InputIssue } from "../../lib/command/input/input_values.ts";
 import { manifestEntry } from "../../lib/command/contract/manifest.ts";
 import { mcpTool } from "../../lib/command/mcp/tool_mapping.ts";
 import { validateDefinition } from "../../lib/command/contract/registration_rules.ts";

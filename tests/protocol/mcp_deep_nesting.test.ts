@@ -5,7 +5,7 @@
 // value into the error message).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { quote } from "../../lib/command/cli/input_values.ts";
+import { quote } from "../../lib/command/input/input_values.ts";
 import { CANONICAL_JSON_MAX_DEPTH, canonicalJson } from "../../lib/json.ts";
 import { initialize, WireSession } from "../helpers/mcp_wire.ts";
 import { type Loose, NOTES, programArgv, tempDir } from "../helpers/run.ts";

@@ -1,7 +1,7 @@
 import { CommandError } from "../contract/command_error.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
-import { quote } from "../cli/input_values.ts";
+import { quote } from "../input/input_values.ts";
 import type { Tool } from "../tool.ts";
 import type { CommandDefinition } from "../contract/contract.ts";
 

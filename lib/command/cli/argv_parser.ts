@@ -1,23 +1,8 @@
-import { closestMatch } from "./closest_match.ts";
+import { closestMatch } from "../input/closest_match.ts";
 import type { FlagSpec } from "../contract/contract.ts";
-import { coerceText, type InputIssue, quote } from "./input_values.ts";
+import { coerceText, type InputIssue, quote } from "../input/input_values.ts";
 import { commandWords } from "../contract/command_words.ts";
-
-/** What the argv parser needs to know about the registered commands. */
-export interface CommandLookup {
-  /** The global flags, accepted before, between or after the command words. */
-  globalFlags: Readonly<Record<string, FlagSpec>>;
-  /** Whether these words are a command path (or an alias) or the beginning of one. */
-  continues(words: readonly string[]): boolean;
-  /** The canonical dotted path these exact words name, if any. */
-  resolve(words: readonly string[]): string | undefined;
-  /** Every flag the command accepts, its own and the framework's. */
-  flagsOf(path: string): Readonly<Record<string, FlagSpec>>;
-  /** Why the command refuses a framework flag it does not take (a protocol command and `--dry-run`). */
-  refusal(path: string, flag: string): string | undefined;
-  /** The canonical paths, for "did you mean". */
-  paths(): Iterable<string>;
-}
+import type { CommandLookup } from "../contract/command_lookup.ts";
 
 /** An argv, split and typed. Nothing here has run yet. */
 export interface ParsedArgv {

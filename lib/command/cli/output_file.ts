@@ -1,7 +1,7 @@
 import { parentDir, pathKind, probeCreate, writeTextAtomic } from "../../runtime/mod.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
-import type { InputIssue } from "./input_values.ts";
+import type { InputIssue } from "../input/input_values.ts";
 import { errorMessage } from "../run/thrown_error.ts";
 
 /** Plain words for the file-system errors a path can meet; anything else is shown by its code. */

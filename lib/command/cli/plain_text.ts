@@ -1,5 +1,5 @@
 import type { ResponseEnvelope } from "../contract/envelope.ts";
-import type { InputIssue } from "./input_values.ts";
+import type { InputIssue } from "../input/input_values.ts";
 import { NO_STYLE, type TextStyle } from "./terminal_style.ts";
 import { isRecord } from "../../json.ts";
 

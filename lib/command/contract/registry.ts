@@ -1,4 +1,4 @@
-import type { CommandLookup } from "../cli/argv_parser.ts";
+import type { CommandLookup } from "./command_lookup.ts";
 import type {
   AnyCommandDefinition,
   CommandDefinition,

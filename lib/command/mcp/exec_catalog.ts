@@ -8,8 +8,8 @@ import { needsConfirmation, previewDestructive } from "../run/destructive_previe
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { callArgv } from "./call_argv.ts";
-import { argumentErrorEnvelope } from "../cli/argument_error.ts";
-import type { InputIssue } from "../cli/input_values.ts";
+import { argumentErrorEnvelope } from "../input/argument_error.ts";
+import type { InputIssue } from "../input/input_values.ts";
 import { hasLoneSurrogate } from "../../json.ts";
 import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "./tool_mapping.ts";

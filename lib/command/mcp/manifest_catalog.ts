@@ -10,9 +10,9 @@ import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { CommandEntry } from "../contract/manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
-import { argumentErrorEnvelope } from "../cli/argument_error.ts";
+import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
-import { envelopeResult } from "./envelope_result.ts";
+import { envelopeJson } from "../run/envelope_json.ts";
 import { mcpTool, servedCommands, type ServeFilter, ToolArgumentPlan } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
@@ -203,8 +203,10 @@ export class ManifestCatalog implements ToolCatalog {
   }
 }
 
+/** A command's envelope as an MCP tool result: `structuredContent` is the envelope, `content` its text. */
 function result(envelope: ResponseEnvelope): ToolCallOutcome {
-  return { kind: "json_result", result: envelopeResult(envelope) };
+  const { text, failed } = envelopeJson(envelope);
+  return { kind: "json_result", result: { json: text, isError: failed || envelope.meta.exit_code !== 0 } };
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   completePositionals,
   type InputIssue,
   quote,
-} from "../cli/input_values.ts";
+} from "../input/input_values.ts";
 import { COMMAND_FRAMEWORK_FLAGS } from "../contract/framework_flags.ts";
 import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import type { CommandEntry, FlagEntry, PositionalEntry } from "../contract/manifest.ts";

@@ -1,7 +1,5 @@
 import { CancelScope, type CancelSignal } from "../../protocol/cancel_scope.ts";
 import { Cancellation } from "./cancellation.ts";
-import type { CommandContext } from "../contract/contract.ts";
-import type { CommandInput } from "../cli/input_values.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
@@ -13,68 +11,6 @@ export type Settled<T> =
 
 /** How long cancelled work gets to run its cleanup before the framework answers without it. */
 export const CANCEL_GRACE_MS = 2_000;
-
-/**
- * The context a handler gets. A class, so that `signal` — built only when read — is one getter on the
- * prototype: a getter written in an object literal (or added with `defineProperty`) gives every context a
- * hidden class of its own in V8, slow to make and heavy on the garbage collector. Its fields come as
- * arguments, not as an object to copy them from: one context is made per invocation.
- *
- * @example
- * ```ts
- * import { CancelScope } from "../../protocol/cancel_scope.ts";
- *
- * const context = new HandlerContext(
- *   { flags: {}, args: {} },
- *   false,
- *   () => undefined,
- *   (message) => console.error(message),
- *   () => {},
- *   () => {},
- *   {},
- *   new CancelScope(),
- * );
- * context.signal; // built now
- * ```
- */
-export class HandlerContext implements CommandContext {
-  // Declared, not defined: the constructor sets each field once, where a class field would first be
-  // defined (as undefined) by an initializer of its own.
-  declare readonly flags: CommandContext["flags"];
-  declare readonly args: CommandContext["args"];
-  declare readonly dryRun: boolean;
-  declare readonly env: CommandContext["env"];
-  declare readonly log: CommandContext["log"];
-  declare readonly warn: CommandContext["warn"];
-  declare readonly progress: CommandContext["progress"];
-  declare readonly meta: Record<string, unknown>;
-  readonly #scope: CancelScope;
-
-  constructor(
-    input: CommandInput,
-    dryRun: boolean,
-    env: CommandContext["env"],
-    log: CommandContext["log"],
-    warn: CommandContext["warn"],
-    progress: CommandContext["progress"],
-    meta: Record<string, unknown>,
-    scope: CancelScope,
-  ) {
-    this.flags = input.flags as CommandContext["flags"];
-    this.args = input.args as CommandContext["args"];
-    this.dryRun = dryRun;
-    this.env = env;
-    this.log = log;
-    this.warn = warn;
-    this.progress = progress;
-    this.meta = meta;
-    this.#scope = scope;
-  }
-
-  get signal(): AbortSignal {
-    return this.#scope.signal;
-  }
-}
 
 /**
  * Runs work against a hard deadline and outside cancellation. When the time is up the result is `timeout`

@@ -2,12 +2,13 @@ import { FileLockTimeoutError, monotonicMs } from "../../runtime/mod.ts";
 import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CancelSignal } from "../../protocol/cancel_scope.ts";
-import { HandlerContext, isThenable, runWithDeadline, type Settled } from "./deadline.ts";
+import { isThenable, runWithDeadline, type Settled } from "./deadline.ts";
+import { HandlerContext } from "./handler_context.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
-import { envelopeOf, type ErrorDetail, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
+import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
-import type { CommandInput } from "../cli/input_values.ts";
+import type { CommandInput } from "../input/input_values.ts";
 import { errorMessage, failureOf } from "./thrown_error.ts";
 import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
 import { isRecord } from "../../json.ts";
@@ -102,7 +103,14 @@ class Execution {
   }
 
   finish(exitCode: number, data: unknown, error: ErrorDetail | null): ResponseEnvelope {
-    return envelopeOf(exitCode, data, error, this.warnings, this.startedAt, this.meta);
+    return makeEnvelope({
+      exitCode,
+      data,
+      error,
+      warnings: this.warnings,
+      startedAt: this.startedAt,
+      meta: this.meta,
+    });
   }
 }
 
@@ -346,16 +354,16 @@ function runHandler(
   const { invocation, warnings } = execution;
   return runWithDeadline(
     (scope) => {
-      const context: CommandContext = new HandlerContext(
-        invocation.input,
+      const context: CommandContext = new HandlerContext({
+        input: invocation.input,
         dryRun,
-        invocation.env,
-        invocation.log,
-        (warning: Warning) => warnings.push(warning),
-        invocation.progress,
+        env: invocation.env,
+        log: invocation.log,
+        warn: (warning: Warning) => warnings.push(warning),
+        progress: invocation.progress,
         meta,
         scope,
-      );
+      });
       const returned = invocation.definition.run(context);
       return isThenable(returned)
         ? returned.then((data) => handlerData(invocation.path, data))

@@ -9,7 +9,7 @@ import {
   withFileLock,
   writeTextAtomic,
 } from "../../runtime/mod.ts";
-import type { InputIssue } from "../cli/input_values.ts";
+import type { InputIssue } from "../input/input_values.ts";
 import { canonicalJson, isRecord, parseJson, sha256Tag } from "../../json.ts";
 
 /** How long a key's record is kept unless the tool says otherwise: one day. */

@@ -1,6 +1,6 @@
 import { processChannel } from "../../runtime/mod.ts";
-import { Cancellation } from "./cancellation.ts";
-import type { CliOutput } from "../cli/cli_output.ts";
+import { Cancellation } from "../run/cancellation.ts";
+import type { CliOutput } from "./cli_output.ts";
 import type {
   CommandContext,
   ProtocolCommandDefinition,
@@ -8,16 +8,17 @@ import type {
   ProtocolIO,
   ProtocolLoop,
 } from "../contract/contract.ts";
-import { HandlerContext, runWithDeadline } from "./deadline.ts";
-import { clearLongTimeout } from "./time_limit.ts";
+import { runWithDeadline } from "../run/deadline.ts";
+import { HandlerContext } from "../run/handler_context.ts";
+import { clearLongTimeout } from "../run/time_limit.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "../contract/envelope.ts";
-import { cancelledError, timeoutError } from "./executor.ts";
+import { cancelledError, timeoutError } from "../run/executor.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import type { OutputFormat } from "../contract/framework_flags.ts";
-import type { CommandInput } from "../cli/input_values.ts";
-import { renderPlainError } from "../cli/plain_text.ts";
-import { textStyle } from "../cli/terminal_style.ts";
-import { failureExitCode, failureOf } from "./thrown_error.ts";
+import type { CommandInput } from "../input/input_values.ts";
+import { renderPlainError } from "./plain_text.ts";
+import { textStyle } from "./terminal_style.ts";
+import { failureExitCode, failureOf } from "../run/thrown_error.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /** How long a serving loop gets to wind down after a signal before the process ends without it. */
@@ -58,16 +59,16 @@ export async function runProtocolCommand(run: ProtocolRun): Promise<number> {
   const log = (message: string) => void run.output.line("stderr", message);
   const prepared = await runWithDeadline(
     (scope) => {
-      const context: CommandContext = new HandlerContext(
-        run.input,
-        false,
-        run.env,
+      const context: CommandContext = new HandlerContext({
+        input: run.input,
+        dryRun: false,
+        env: run.env,
         log,
-        (warning: Warning) => log(`warning: ${warning.message}`),
-        () => {},
-        {},
+        warn: (warning: Warning) => log(`warning: ${warning.message}`),
+        progress: () => {},
+        meta: {},
         scope,
-      );
+      });
       return run.definition.serve(context);
     },
     run.timeoutMs,
