@@ -7,11 +7,12 @@ export { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.ts";
 
 /**
  * One frame out of a {@linkcode LineFramer}: a whole line, or a line that was discarded — too long, or, with
- * `bufferFull`, longer than the shared budget had room for while it arrived.
+ * `bufferFull`, longer than the shared budget had room for while it arrived. With `keepHead`, a line too long
+ * keeps its first `maxLineBytes` bytes as `head`.
  */
 export type LineFrame =
   | { kind: "line"; bytes: Uint8Array }
-  | { kind: "oversized"; size: number; bufferFull?: true };
+  | { kind: "oversized"; size: number; bufferFull?: true; head?: Uint8Array };
 
 /**
  * Options for {@linkcode LineSplitter} and {@linkcode LineFramer}. The limit is a whole number of bytes, at
@@ -30,6 +31,8 @@ export interface LineFramerOptions {
    * line the budget has no room for is dropped whole like an oversized one.
    */
   budget?: ByteBudget;
+  /** A line too long keeps its first `maxLineBytes` bytes, as the `head` of its `oversized` frame. @default false */
+  keepHead?: boolean;
 }
 
 const LF = 0x0a;
@@ -87,12 +90,16 @@ export class LineSplitter {
   #budgeted = 0;
   /** The line being discarded ran out of budget, not over the limit. */
   #bufferFull = false;
+  readonly #keepHead: boolean;
+  /** The first bytes of the line being discarded, with `keepHead`. */
+  #head: Uint8Array | undefined;
 
   /** A splitter with the given limit. */
   constructor(options: LineFramerOptions = {}) {
     this.#max = sizeLimit("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_MESSAGE_BYTES);
     this.#holdLimit = Math.min(this.#max + 1, MAX_HELD_BYTES);
     this.#budget = options.budget;
+    this.#keepHead = options.keepHead === true;
   }
 
   /** Splits one chunk, appending the frames it completes to `out`. */
@@ -115,19 +122,18 @@ export class LineSplitter {
   #emit(tail: Uint8Array, out: LineFrame[]): void {
     if (this.#discarding) {
       const size = this.#discardedBytes + tail.length;
-      out.push(
-        this.#bufferFull ? { kind: "oversized", size, bufferFull: true } : { kind: "oversized", size },
-      );
+      out.push(this.#oversized(size, this.#head));
       this.#discarding = false;
       this.#discardedBytes = 0;
       this.#bufferFull = false;
+      this.#head = undefined;
       return;
     }
     const size = this.#partBytes + tail.length;
     if (size > this.#holdLimit) {
       // Too long even without a `\r` before the newline: counted, never joined. What is held stays within
       // the limit, so the tail is not empty.
-      out.push({ kind: "oversized", size: size - (tail[tail.length - 1] === CR ? 1 : 0) });
+      out.push(this.#oversized(size - (tail[tail.length - 1] === CR ? 1 : 0), this.#headOf(tail)));
       this.#release();
       return;
     }
@@ -146,8 +152,32 @@ export class LineSplitter {
     }
     this.#release();
     if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-    if (line.length > this.#max) out.push({ kind: "oversized", size: line.length });
+    if (line.length > this.#max) out.push(this.#oversized(line.length, line.slice(0, this.#max)));
     else if (line.length > 0) out.push({ kind: "line", bytes: line });
+  }
+
+  #oversized(size: number, head: Uint8Array | undefined): LineFrame {
+    const frame: LineFrame = { kind: "oversized", size };
+    if (this.#bufferFull) frame.bufferFull = true;
+    if (this.#keepHead && head !== undefined) frame.head = head;
+    return frame;
+  }
+
+  /** With `keepHead`, the first `maxLineBytes` of what is held and then `more`; else nothing. */
+  #headOf(more: Uint8Array): Uint8Array | undefined {
+    if (!this.#keepHead) return undefined;
+    const head = new Uint8Array(Math.min(this.#max, this.#partBytes + more.length));
+    let offset = 0;
+    const held = this.#growing === undefined
+      ? this.#parts
+      : [new Uint8Array(this.#growing, 0, this.#partBytes)];
+    for (const part of [...held, more]) {
+      if (offset >= head.length) break;
+      const piece = part.subarray(0, head.length - offset);
+      head.set(piece, offset);
+      offset += piece.length;
+    }
+    return head;
   }
 
   #hold(piece: Uint8Array): void {
@@ -161,6 +191,7 @@ export class LineSplitter {
       this.#discarding = true;
       this.#discardedBytes = size;
       this.#bufferFull = fits;
+      this.#head = this.#headOf(piece);
       this.#release();
       return;
     }

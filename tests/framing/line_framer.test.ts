@@ -148,3 +148,38 @@ describe("LineSplitter: long lines", () => {
     assert.deepEqual(out.map(show), [{ oversized: 2_500_000 }, "after"]);
   });
 });
+
+describe("LineSplitter: keepHead", () => {
+  it("a line too long keeps its first maxLineBytes as the oversized frame's head, for every split point", () => {
+    const max = 10;
+    const long = "abcdefghijklmnopqrstuvwxyz";
+    const text = `short\n${long}\nnext\n${long.slice(0, 12)}`;
+    const bytes = encoder.encode(text);
+    for (let size = 1; size <= bytes.length; size++) {
+      const splitter = new LineSplitter({ maxLineBytes: max, keepHead: true });
+      const out: LineFrame[] = [];
+      for (let offset = 0; offset < bytes.length; offset += size) {
+        splitter.push(bytes.slice(offset, offset + size), out);
+      }
+      splitter.end(out);
+      const shown = out.map((frame) =>
+        frame.kind === "line"
+          ? decoder.decode(frame.bytes)
+          : { size: frame.size, head: decoder.decode(frame.head ?? new Uint8Array(0)) }
+      );
+      assert.deepEqual(shown, [
+        "short",
+        { size: long.length, head: long.slice(0, max) },
+        "next",
+        { size: 12, head: long.slice(0, max) },
+      ], `chunks of ${size}`);
+    }
+  });
+
+  it("without keepHead, an oversized frame carries no head", () => {
+    const splitter = new LineSplitter({ maxLineBytes: 4 });
+    const out: LineFrame[] = [];
+    splitter.push(encoder.encode("toolong\n"), out);
+    assert.deepEqual(out, [{ kind: "oversized", size: 7 }]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { CommandEntry } from "../contract/manifest.ts";
-import { mcpTool, servedCommands, type ServeFilter, toolName } from "./tool_mapping.ts";
+import { mcpTool, notServedReason, servedCommands, type ServeFilter, toolName } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 
 /** A tool as a `tools/list` answer or a saved snapshot shows it: an object with a `name`, taken as it is. */
@@ -119,9 +119,11 @@ export function diffTools(
     } else if (cli === undefined) {
       const path = commandByTool.get(name);
       drift.removed.push(
-        path === undefined
-          ? { tool: name, reason: "no command of the CLI maps to it" }
-          : { tool: name, command: path, reason: notServedReason(path, commands[path]!, filter) },
+        path === undefined ? { tool: name, reason: "no command of the CLI maps to it" } : {
+          tool: name,
+          command: path,
+          reason: notServedReason(path, commands[path]!, filter) ?? "the command is not served",
+        },
       );
     } else if (mcp !== undefined) {
       const differences: ToolDifference[] = [];
@@ -135,18 +137,6 @@ export function diffTools(
     }
   }
   return drift;
-}
-
-function notServedReason(path: string, entry: CommandEntry, filter: ServeFilter): string {
-  // The manifest marks protocol and passthrough commands mcp: false too; name the cause.
-  if (path === "mcp.serve") return "mcp serve is the server itself, never one of its tools";
-  if (entry.stdout === "protocol") return "the command is a protocol server";
-  if (entry.arguments === "passthrough") return "the command passes its arguments through";
-  if (entry.mcp === false) return "the command is marked mcp: false";
-  if (filter.readOnly && entry.danger_level !== "safe") {
-    return `the command is ${entry.danger_level} and the list is read-only`;
-  }
-  return "the command is not served";
 }
 
 /** A tool as the comparison sees it: no `_meta`, every annotation hint spelt out (none given: all defaults). */

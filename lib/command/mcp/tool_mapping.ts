@@ -84,12 +84,32 @@ export function servedCommands(
   filter: ServeFilter,
 ): Array<[path: string, entry: CommandEntry]> {
   return Object.entries(commands)
-    .filter(([path, entry]) =>
-      path !== "mcp.serve" && entry.mcp !== false && entry.stdout !== "protocol" &&
-      entry.arguments !== "passthrough" &&
-      (!filter.readOnly || entry.danger_level === "safe")
-    )
+    .filter(([path, entry]) => notServedReason(path, entry, filter) === undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Why an MCP server built from a manifest does not offer a command, or `undefined` when it does: the one
+ * rule behind {@linkcode servedCommands}.
+ *
+ * @example
+ * ```ts
+ * import type { CommandEntry } from "@toolwire/toolwire";
+ *
+ * declare const entry: CommandEntry; // danger_level: "destructive"
+ * notServedReason("remove", entry, { readOnly: true }); // "the command is destructive and the list is read-only"
+ * ```
+ */
+export function notServedReason(path: string, entry: CommandEntry, filter: ServeFilter): string | undefined {
+  // The manifest marks protocol and passthrough commands mcp: false too; name the cause.
+  if (path === "mcp.serve") return "mcp serve is the server itself, never one of its tools";
+  if (entry.stdout === "protocol") return "the command is a protocol server";
+  if (entry.arguments === "passthrough") return "the command passes its arguments through";
+  if (entry.mcp === false) return "the command is marked mcp: false";
+  if (filter.readOnly && entry.danger_level !== "safe") {
+    return `the command is ${entry.danger_level} and the list is read-only`;
+  }
+  return undefined;
 }
 
 /**

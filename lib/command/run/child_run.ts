@@ -1,5 +1,6 @@
 import { type ChildExit, type ChildProcess, spawnChild } from "../../runtime/mod.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
+import { type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
 
 /**
  * How long a child gets between SIGTERM and SIGKILL when it is stopped. Shorter than the second a protocol
@@ -173,11 +174,16 @@ class PipeReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #tail: ByteTail;
   readonly #lines: LineSplitter | undefined;
+  readonly #onLine: ((line: string) => void) | undefined;
+  readonly #frames: LineFrame[] = [];
 
   constructor(stream: ReadableStream<Uint8Array>, keepBytes: number, onLine?: (line: string) => void) {
     this.#reader = stream.getReader();
     this.#tail = new ByteTail(keepBytes);
-    this.#lines = onLine === undefined ? undefined : new LineSplitter(onLine);
+    this.#onLine = onLine;
+    this.#lines = onLine === undefined
+      ? undefined
+      : new LineSplitter({ maxLineBytes: STDERR_LINE_BYTES, keepHead: true });
     this.done = this.#read();
   }
 
@@ -202,12 +208,19 @@ class PipeReader {
         const { value, done } = await this.#reader.read();
         if (done) break;
         this.#tail.push(value);
-        this.#lines?.push(value);
+        this.#lines?.push(value, this.#frames);
+        this.#deliver();
       }
     } catch {
       // A pipe that fails has nothing more to give; the exit says why.
     }
-    this.#lines?.end();
+    this.#lines?.end(this.#frames);
+    this.#deliver();
+  }
+
+  #deliver(): void {
+    for (const frame of this.#frames) this.#onLine!(logLine(frame));
+    this.#frames.length = 0;
   }
 }
 
@@ -306,73 +319,19 @@ class ByteTail {
   }
 }
 
-/** Splits bytes into lines: each chunk is scanned once, and a line keeps at most {@linkcode STDERR_LINE_BYTES}. */
-class LineSplitter {
-  readonly #onLine: (line: string) => void;
-  #parts: Uint8Array[] = [];
-  #length = 0;
-  #cut = 0;
-
-  constructor(onLine: (line: string) => void) {
-    this.#onLine = onLine;
-  }
-
-  push(chunk: Uint8Array): void {
-    let start = 0;
-    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
-      this.#add(chunk.subarray(start, newline));
-      this.#emit();
-      start = newline + 1;
-    }
-    if (start < chunk.length) this.#add(chunk.subarray(start));
-  }
-
-  end(): void {
-    if (this.#length > 0 || this.#cut > 0) this.#emit();
-  }
-
-  #add(bytes: Uint8Array): void {
-    const room = STDERR_LINE_BYTES - this.#length;
-    if (bytes.length <= room) {
-      // Copied: a view would keep the whole chunk alive for a few bytes of it.
-      if (bytes.length > 0) this.#parts.push(bytes.slice());
-      this.#length += bytes.length;
-      return;
-    }
-    if (room > 0) {
-      this.#parts.push(bytes.slice(0, room));
-      this.#length += room;
-    }
-    this.#cut += bytes.length - room;
-  }
-
-  #emit(): void {
-    const joined = new Uint8Array(this.#length);
-    let offset = 0;
-    for (const part of this.#parts) {
-      joined.set(part, offset);
-      offset += part.length;
-    }
-    let end = joined.length;
-    let cut = this.#cut;
-    if (cut > 0) {
-      // Cut at a character boundary: a lead byte whose character does not fit goes with the cut.
-      let lead = end;
-      while (lead > 0 && (joined[lead - 1]! & 0xc0) === 0x80) lead--;
-      if (lead > 0 && joined[lead - 1]! >= 0xc0 && end - (lead - 1) < utf8Length(joined[lead - 1]!)) {
-        cut += end - (lead - 1);
-        end = lead - 1;
-      }
-    } else if (end > 0 && joined[end - 1] === 0x0d) {
-      end--;
-    }
-    const line = new TextDecoder().decode(joined.subarray(0, end));
-    this.#parts = [];
-    this.#length = 0;
-    this.#cut = 0;
-    this.#onLine(cut > 0 ? `${line}… [${cut} more bytes cut]` : line);
-  }
+/** A stderr line as a log line: a line too long keeps its first {@linkcode STDERR_LINE_BYTES}, cut at a character boundary. */
+function logLine(frame: LineFrame): string {
+  if (frame.kind === "line") return decoder.decode(frame.bytes);
+  const head = frame.head ?? new Uint8Array(0);
+  // A lead byte whose character does not fit goes with the cut.
+  let end = head.length;
+  let lead = end;
+  while (lead > 0 && (head[lead - 1]! & 0xc0) === 0x80) lead--;
+  if (lead > 0 && head[lead - 1]! >= 0xc0 && end - (lead - 1) < utf8Length(head[lead - 1]!)) end = lead - 1;
+  return `${decoder.decode(head.subarray(0, end))}… [${frame.size - end} more bytes cut]`;
 }
+
+const decoder = new TextDecoder();
 
 /** How many bytes the UTF-8 character starting with `lead` takes. */
 function utf8Length(lead: number): number {
