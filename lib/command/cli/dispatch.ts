@@ -1,3 +1,4 @@
+import { needsConfirmation } from "../run/destructive_preview.ts";
 import { getEnv, isTerminal, monotonicMs, optionalEnv, redirectStrayStdout } from "../../runtime/mod.ts";
 import { parseArgv, type ParsedArgv } from "./argv_parser.ts";
 import { type CliOutput, serialisableEnvelope } from "./cli_output.ts";
@@ -126,7 +127,10 @@ export async function dispatch(
         store: new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds }),
       }),
       dryRun: parsed.given.get("dry-run") === true,
-      confirmed: parsed.given.get("confirm-destructive") === true,
+      unconfirmed: needsConfirmation(definition.danger_level, {
+        dryRun: parsed.given.get("dry-run") === true,
+        confirmed: parsed.given.get("confirm-destructive") === true,
+      }),
       timeoutMs,
       signal: signals.signal,
       env: getEnv,

@@ -65,7 +65,7 @@ export function commandCatalog(
       idempotencyKey: call.idempotencyKey,
       store: call.idempotencyKey === undefined ? undefined : store(),
       dryRun: call.dryRun,
-      confirmed: call.confirmed,
+      unconfirmed: call.unconfirmed,
       timeoutMs: command.timeoutMs,
       signal: call.context.cancellation,
       env: getEnv,

@@ -4,7 +4,7 @@ import { lastLine, runChild, STDOUT_BYTES, textTail } from "../run/child_run.ts"
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { readEnvelope } from "../contract/envelope_validation.ts";
 import { cancelledError, timeoutError } from "../run/executor.ts";
-import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
+import { previewDestructive } from "../run/destructive_preview.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { callArgv } from "./call_argv.ts";
@@ -62,11 +62,11 @@ export function execCatalog(
 
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
-  if (needsConfirmation(call.entry.danger_level, call)) {
+  if (call.unconfirmed) {
     // The preview is a dry run and nothing else: never with a confirmation, whatever the call carried.
     return (await previewDestructive(
       call.path,
-      () => execute(target, { ...call, dryRun: true, confirmed: false }),
+      () => execute(target, { ...call, dryRun: true, confirmed: false, unconfirmed: false }),
       {
         startedAt,
       },

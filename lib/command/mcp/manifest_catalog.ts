@@ -35,6 +35,8 @@ export interface ValidatedCall {
   dryRun: boolean;
   /** The caller confirmed a destructive action. */
   confirmed: boolean;
+  /** A destructive call nobody confirmed, decided once, here: its executor previews it and runs nothing. */
+  unconfirmed: boolean;
   /** The call's cancellation signal, progress and logging. */
   context: ToolCallContext;
 }
@@ -128,6 +130,7 @@ export class ManifestCatalog implements ToolCatalog {
     }
     const key = checked.idempotencyKey;
 
+    const unconfirmed = needsConfirmation(served.entry.danger_level, checked);
     const run = (dryRun: boolean, confirmed: boolean) =>
       this.#execute({
         path: served.path,
@@ -138,9 +141,10 @@ export class ManifestCatalog implements ToolCatalog {
         idempotencyKey: key,
         dryRun,
         confirmed,
+        unconfirmed: unconfirmed && !dryRun && !confirmed,
         context,
       });
-    const mayAsk = needsConfirmation(served.entry.danger_level, checked) && context.era === "modern" &&
+    const mayAsk = unconfirmed && context.era === "modern" &&
       supportsFormElicitation(context.clientCapabilities);
     if (!mayAsk) return run(checked.dryRun, checked.confirmed).then(result);
     return this.#confirmFirst(served, call, key, run);

@@ -10,7 +10,7 @@ import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
 import type { CommandInput } from "../input/input_values.ts";
 import { errorMessage, failureOf } from "./thrown_error.ts";
-import { needsConfirmation, previewDestructive } from "./destructive_preview.ts";
+import { previewDestructive } from "./destructive_preview.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
 
@@ -30,8 +30,11 @@ export interface Invocation {
   store?: IdempotencyStore;
   /** Destructive commands: preview only. */
   dryRun?: boolean;
-  /** Destructive commands: the caller confirmed. */
-  confirmed?: boolean;
+  /**
+   * A destructive invocation nobody confirmed (decided once, by whoever took the call: the CLI or the MCP
+   * catalog): its dry run is the preview of CONFIRMATION_REQUIRED, and it never runs for real.
+   */
+  unconfirmed?: boolean;
   /** Milliseconds before TIMEOUT; 0 = none. */
   timeoutMs: number;
   /** Cancellation from outside (an AbortSignal or a `CancelScope`); its `reason` should be a {@linkcode Cancellation}. */
@@ -79,7 +82,7 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   if (key !== undefined && invocation.store !== undefined) {
     return executeWithKey(execution, key, invocation.store);
   }
-  if (needsConfirmation(invocation.definition.danger_level, invocation)) return previewUnconfirmed(execution);
+  if (invocation.unconfirmed === true) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
   return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) =>
     outcomeEnvelope(execution, outcome)
@@ -174,9 +177,7 @@ async function answerWithKey(
         : {}),
     });
   }
-  if (needsConfirmation(invocation.definition.danger_level, invocation)) {
-    return await previewUnconfirmed(execution);
-  }
+  if (invocation.unconfirmed === true) return await previewUnconfirmed(execution);
 
   try {
     await slot.reserve(fingerprint, invocation.path);
