@@ -38,6 +38,7 @@ export type {
   FlagSpec,
   FlagType,
   FlagValues,
+  OutputFormat,
   PlainRenderer,
   PositionalSpec,
   PositionalValues,
@@ -47,7 +48,6 @@ export type {
   ProtocolIO,
   ProtocolLoop,
 } from "./lib/command/contract/contract.ts";
-export type { OutputFormat } from "./lib/command/contract/framework_flags.ts";
 
 // Failing with a declared exit code.
 export {
@@ -69,18 +69,10 @@ export { type ManifestIssue, validateManifest } from "./lib/command/contract/man
 
 // Extending the built-in `mcp serve`, `mcp install` and `mcp listen` (`ToolOptions.extendMcpServe`, …).
 export type { McpServeDefinition, McpServeFlags } from "./lib/command/builtins/mcp_serve_command.ts";
-export {
-  listenForClients,
-  type McpListenDefinition,
-  type McpListenFlags,
-  type ServedTools,
-} from "./lib/command/builtins/mcp_listen_command.ts";
-export {
-  installMcpServer,
-  type McpInstallDefinition,
-  type McpInstallFlags,
-  type ServeTarget,
-} from "./lib/command/builtins/mcp_install_command.ts";
+export { listenForClients, type McpListenDefinition } from "./lib/command/builtins/mcp_listen_command.ts";
+export type { McpListenFlags, ServedTools } from "./lib/command/builtins/mcp_listen/listen_flags.ts";
+export { installMcpServer, type McpInstallDefinition } from "./lib/command/builtins/mcp_install_command.ts";
+export type { McpInstallFlags, ServeTarget } from "./lib/command/builtins/mcp_install/install_flags.ts";
 
 // A cross-process file lock for a tool's own state (a read-modify-write of one file by many processes).
 export {

@@ -3,17 +3,14 @@
  * `--env-allow`, `--max-output-bytes` — and what they become: one place for `mcp serve`, `mcp listen` and
  * `mcp install`, so the three read them alike.
  */
-import { CommandError, ExitCode, type FlagValues, FRAMEWORK_VERSION } from "../mod.ts";
-import type { ToolCatalog } from "../lib/protocol/mcp/mod.ts";
+import { CommandError, ExitCode, type FlagValues } from "../mod.ts";
 import {
+  type BridgedServer,
   envAllowList,
   execEnvironment,
   type ExecTarget,
   limitMs,
-  LiveExecCatalog,
-  loadExecIdentity,
-  loadExecManifest,
-  quoteCommandLine,
+  prepareBridgedServer,
   splitCommandLine,
   STDOUT_BYTES,
 } from "../lib/bridge/mod.ts";
@@ -170,17 +167,9 @@ export function execServeArgs(exec: string, flags: ExecFlagValues, cwd: string):
   return args;
 }
 
-/** A bridged CLI made ready to serve: its tools, and how the server introduces itself. */
-export interface PreparedExec {
-  catalog: ToolCatalog;
-  serverInfo: { name: string; version: string };
-  instructions: string;
-}
-
 /**
- * Reads and checks the CLI's manifest (4 when it prints no valid one, 5 when it cannot be started), asks
- * its `--version` for the server's name, and builds the catalog every session shares — one that follows the
- * CLI's manifest every `--watch-interval` seconds (`log` reports a new or refused one).
+ * The bridged CLI of `--exec`, ready to serve (see `prepareBridgedServer`), with `--watch-interval` and
+ * `--read-only` checked and applied.
  *
  * @example
  * ```ts
@@ -191,12 +180,12 @@ export interface PreparedExec {
  * const { catalog, serverInfo, instructions } = await prepareExec(target, ctx.flags, ctx.signal, ctx.log);
  * ```
  */
-export async function prepareExec(
+export function prepareExec(
   target: ExecTarget,
   flags: { "read-only": boolean; "watch-interval"?: number | undefined },
   signal: AbortSignal,
   log: (message: string) => void,
-): Promise<PreparedExec> {
+): Promise<BridgedServer> {
   const watch = flags["watch-interval"] ?? DEFAULT_WATCH_SECONDS;
   if (!(watch >= 0)) {
     throw new CommandError(
@@ -204,18 +193,10 @@ export async function prepareExec(
       `--watch-interval expects seconds >= 0 (0 = never), got ${watch}`,
     );
   }
-  const manifest = await loadExecManifest(target, signal, (message) => log(`warning: ${message}`));
-  const identity = await loadExecIdentity(target, signal);
-  const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: flags["read-only"] }, {
-    intervalMs: limitMs(watch),
+  return prepareBridgedServer(
+    target,
+    { readOnly: flags["read-only"], watchIntervalMs: limitMs(watch) },
+    signal,
     log,
-  });
-  const shown = quoteCommandLine(target.argv);
-  return {
-    catalog,
-    serverInfo: { name: identity?.name ?? "toolwire", version: identity?.version ?? FRAMEWORK_VERSION },
-    instructions:
-      `${identity?.description ?? `The commands of '${shown}'`}. Each tool runs '${shown} <command>' ` +
-      "as a child process; results are its JSON envelope.",
-  };
+  );
 }

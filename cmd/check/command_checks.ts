@@ -23,7 +23,7 @@ export const INVALID_FLAG = "--definitely-not-a-flag";
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  * import type { CheckedCommand } from "./subject.ts";
  *
@@ -54,7 +54,7 @@ export function checkHelp(ledger: Ledger, command: CheckedCommand, run: ChildRun
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  * import type { CheckedCommand } from "./subject.ts";
  *
@@ -89,7 +89,7 @@ export function checkProtocolInvalidFlag(ledger: Ledger, command: CheckedCommand
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  * import type { CheckedCommand } from "./subject.ts";
  *
@@ -115,7 +115,7 @@ export function checkOrdinaryInvalidFlag(ledger: Ledger, command: CheckedCommand
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  * import type { CheckedCommand } from "./subject.ts";
  *
@@ -176,7 +176,7 @@ export function observeOrdinaryRun(
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  * import type { CheckedCommand } from "./subject.ts";
  *

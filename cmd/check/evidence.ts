@@ -8,7 +8,7 @@ import type { ChildRun } from "../../lib/bridge/mod.ts";
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  *
  * const run = await runChild(["notes", "--definitely-not-a-flag"], { timeoutMs: 10_000 });
  * outcome(run); // "exit 2" or "did not exit in time"

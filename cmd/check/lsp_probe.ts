@@ -7,7 +7,7 @@
  */
 import { BAD_HEADER, FramedWire, NOT_JSON } from "./framed_wire.ts";
 import { clip } from "./evidence.ts";
-import type { FramedProbe, Seen } from "./protocol_probe.ts";
+import type { FramedProbe, Seen } from "./probe.ts";
 import type { ServerSession } from "./server_session.ts";
 import { isRecord } from "../../lib/bridge/mod.ts";
 

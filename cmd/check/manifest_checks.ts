@@ -22,7 +22,7 @@ import { type CheckedCommand, commandsOf, isProtocol, show } from "./subject.ts"
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
  *
  * const ledger = new Ledger();

@@ -6,7 +6,7 @@
  */
 import { isRecord, parseJson } from "../../lib/bridge/mod.ts";
 import { clip } from "./evidence.ts";
-import type { ProtocolProbe, Seen } from "./protocol_probe.ts";
+import type { ProtocolProbe, Seen } from "./probe.ts";
 import type { ServerSession } from "./server_session.ts";
 
 const MODERN_VERSION = "2026-07-28";

@@ -133,7 +133,7 @@ export function resolveTriggers(
  *
  * @example
  * ```ts
- * import { runChild } from "../../lib/command/run/child_run.ts";
+ * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { allEnv } from "../../lib/runtime/process.ts";
  * import { Ledger } from "./criteria.ts";
  *

@@ -7,32 +7,7 @@ import { DapProbe } from "./dap_probe.ts";
 import { LspProbe } from "./lsp_probe.ts";
 import { McpProbe } from "./mcp_probe.ts";
 import type { Framing, ServerSession } from "./server_session.ts";
-
-/** One probe's verdict and what was seen, without the command's name (the report adds it). */
-export interface Seen {
-  ok: boolean;
-  note: string;
-}
-
-/** A client of one protocol over a {@linkcode ServerSession}. */
-export interface ProtocolProbe {
-  /** Opens the session the way a client does; ok when the first response answers the first request. */
-  open(): Promise<Seen>;
-  /** Sends a message that cannot be read, then a valid request: ok when both are answered. */
-  malformed(): Promise<Seen>;
-  /** Sends a valid request; whether it was answered in time. */
-  ping(): Promise<boolean>;
-  /** The first thing on stdout that was not a message of the protocol, if any. */
-  readonly impurity: string | undefined;
-  /** True once stdout can no longer be split into messages: nothing more can be read from it. */
-  readonly lost: boolean;
-}
-
-/** A client of a Content-Length framed protocol, which can also break the framing itself. */
-export interface FramedProbe extends ProtocolProbe {
-  /** Sends a header block without a usable Content-Length; ok when it is answered inside the protocol. */
-  badFraming(): Promise<Seen>;
-}
+import type { FramedProbe, ProtocolProbe } from "./probe.ts";
 
 /** The protocols the checker speaks, and how each frames its messages. */
 const SPOKEN: Readonly<Record<string, Framing>> = {

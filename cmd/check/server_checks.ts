@@ -6,14 +6,8 @@ import { ExitCode } from "../../mod.ts";
 import { lastLine, readEnvelope, toolName } from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { McpProbe } from "./mcp_probe.ts";
-import {
-  framingOf,
-  isFramed,
-  probeFor,
-  type ProtocolProbe,
-  type Seen,
-  SPOKEN_PROTOCOLS,
-} from "./protocol_probe.ts";
+import { framingOf, isFramed, probeFor, SPOKEN_PROTOCOLS } from "./protocol_probe.ts";
+import type { ProtocolProbe, Seen } from "./probe.ts";
 import { type Framing, ServerSession } from "./server_session.ts";
 import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
 

@@ -1,14 +1,15 @@
 /**
- * What the `toolwire` binary (cmd/) uses of the library beyond its public entry points: starting and
- * reading another CLI (its command line, manifest, identity and environment), serving that CLI's commands
- * as MCP tools, comparing tool lists, and the checks of `toolwire check`. cmd/ imports `mod.ts`, the
- * subpaths (`lib/protocol/mcp/mod.ts`, `lib/framing/mod.ts`, ...) and this module, nothing else, so what
- * the binary depends on is listed here once. Internal: not a package export.
+ * The bridge: another CLI, in any language, from outside — its command line split like a shell would, its
+ * manifest, identity and environment, each call a child process whose output becomes an envelope, its
+ * commands as MCP tools (a live catalog that follows the CLI as it changes), and tool-list drift. The modules
+ * of this folder hold it; this one is what the `toolwire` binary (cmd/) uses of them and of the library
+ * beyond its public entry points, listed once. cmd/ imports `mod.ts`, the subpaths and this module, nothing
+ * else. Internal: not a package export.
  * @module
  */
 
 // Another CLI, from outside: its command line, how it is run, and what it says about itself.
-export { quoteCommandLine, splitCommandLine } from "../command/cli/command_line.ts";
+export { quoteCommandLine, splitCommandLine } from "./command_line.ts";
 export {
   type ChildRun,
   KILL_GRACE_MS,
@@ -17,14 +18,15 @@ export {
   settlesWithin,
   STDOUT_BYTES,
   textTail,
-} from "../command/run/child_run.ts";
-export type { ExecTarget } from "../command/mcp/exec_catalog.ts";
-export { loadExecManifest } from "../command/mcp/exec_manifest.ts";
-export { loadExecIdentity } from "../command/mcp/exec_identity.ts";
-export { envAllowList, execEnvironment } from "../command/mcp/exec_environment.ts";
+} from "./child_run.ts";
+export type { ExecTarget } from "./exec_catalog.ts";
+export { loadExecManifest } from "./exec_manifest.ts";
+export { loadExecIdentity } from "./exec_identity.ts";
+export { envAllowList, execEnvironment } from "./exec_environment.ts";
 
 // Its commands as MCP tools: the live catalog `mcp serve --exec` serves, the mapping, and drift.
-export { LiveExecCatalog } from "../command/mcp/live_exec_catalog.ts";
+export { LiveExecCatalog } from "./live_exec_catalog.ts";
+export { type BridgedServer, prepareBridgedServer } from "./bridged_server.ts";
 export { mcpTool, servedCommands, toolName } from "../command/mcp/tool_mapping.ts";
 export {
   checkTools,
@@ -34,9 +36,8 @@ export {
   readToolList,
   type ToolDifference,
   type ToolDrift,
-} from "../command/mcp/tool_diff.ts";
-export { MCP_SERVE_FLAGS, mcpServeLimits } from "../command/builtins/mcp_serve_command.ts";
-export { DEFAULT_MAX_IN_FLIGHT } from "../protocol/slot_pool.ts";
+} from "./tool_diff.ts";
+export { mcpServeLimits } from "../command/builtins/mcp_serve_command.ts";
 
 // The contract, checked from outside (`toolwire check`).
 export { readEnvelope, validateEnvelope } from "../command/contract/envelope_validation.ts";
@@ -46,11 +47,9 @@ export { renderPlainData } from "../command/cli/plain_text.ts";
 
 // Small shared helpers: time limits, thrown values, JSON.
 export { clearLongTimeout, limitMs, setLongTimeout } from "../command/run/time_limit.ts";
-export { errorMessage } from "../command/run/thrown_error.ts";
 export { isRecord, parseJson } from "../json.ts";
 
 // The runtime: processes, files, sockets, the environment.
 export { allEnv, type ChildExit, type ChildProcess, spawnChild } from "../runtime/mod.ts";
-export { pathKind, readTextIfExists, removeFile } from "../runtime/fs.ts";
+export { readTextIfExists } from "../runtime/fs.ts";
 export { absolutePath } from "../runtime/config_file.ts";
-export { connectSocket, type SocketAddress } from "../runtime/socket.ts";

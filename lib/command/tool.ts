@@ -1,3 +1,4 @@
+import type { ToolHost } from "./contract/tool_host.ts";
 import {
   commandArgs,
   exitProcess,
@@ -29,17 +30,11 @@ import { errorMessage, unexpectedError } from "./run/thrown_error.ts";
 import { CommandRegistry } from "./contract/registry.ts";
 import { registerManifest } from "./builtins/manifest_command.ts";
 import { type McpServeDefinition, registerMcpServe } from "./builtins/mcp_serve_command.ts";
-import {
-  type McpInstallDefinition,
-  type McpInstallFlags,
-  registerMcpInstall,
-} from "./builtins/mcp_install_command.ts";
+import { type McpInstallDefinition, registerMcpInstall } from "./builtins/mcp_install_command.ts";
+import type { McpInstallFlags } from "./builtins/mcp_install/install_flags.ts";
 import { registerCompletions } from "./builtins/completions_command.ts";
-import {
-  type McpListenDefinition,
-  type McpListenFlags,
-  registerMcpListen,
-} from "./builtins/mcp_listen_command.ts";
+import { type McpListenDefinition, registerMcpListen } from "./builtins/mcp_listen_command.ts";
+import type { McpListenFlags } from "./builtins/mcp_listen/listen_flags.ts";
 
 /**
  * Options of {@linkcode createTool}. `S`, `I` and `L` are the flags of an extended `mcp serve`, `mcp install`
@@ -170,7 +165,7 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
  * await tool.main();
  * ```
  */
-export class Tool {
+export class Tool implements ToolHost {
   readonly name: string;
   readonly version: string;
   readonly description: string;

@@ -2,7 +2,12 @@ import type { FileHandle } from "node:fs/promises";
 import { missingPermission } from "./permission.ts";
 import { nodeFs as fs, nodeOs as os, nodePath, nodeProcess } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
-import { FileLockTimeoutError } from "./file_lock_api.ts";
+import {
+  type FileLockOptions,
+  type FileLockSignal,
+  type FileLockState,
+  FileLockTimeoutError,
+} from "./file_lock_types.ts";
 
 /** How long a holder may go without refreshing its lock before others treat it as stale. */
 const DEFAULT_STALE_MS = 30_000;
@@ -16,69 +21,6 @@ const MAX_BREAK_DEPTH = 3;
 const MAX_LOCK_BYTES = 4096;
 /** File systems without hard links (FAT, some network shares) answer `link` with one of these. */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
-
-/**
- * The listening half of an AbortSignal: an AbortSignal fits, and so does a lighter cancellation source.
- *
- * @example
- * ```ts
- * const signal: FileLockSignal = AbortSignal.timeout(1_000);
- * ```
- */
-export interface FileLockSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
-/**
- * Options of {@linkcode withFileLock}.
- *
- * @example
- * ```ts
- * import type { CommandContext } from "@toolwire/toolwire";
- *
- * declare const ctx: CommandContext;
- * const options: FileLockOptions = { signal: ctx.signal, timeoutMs: 10_000 };
- * ```
- */
-export interface FileLockOptions {
-  /** Stops the wait: the call then rejects with the signal's reason and `fn` never runs. */
-  signal?: FileLockSignal;
-  /**
-   * How long to wait for a live holder, in milliseconds; `0` makes one attempt. On expiry the call rejects
-   * with {@linkcode FileLockTimeoutError}. @default no limit
-   */
-  timeoutMs?: number;
-  /**
-   * A lock its holder has not refreshed for this long is stale even when its process id looks alive (a
-   * reused pid, a holder on another host). Holders refresh every third of it. @default 30000
-   */
-  staleMs?: number;
-}
-
-/**
- * What `fn` learns about the lock it runs under.
- *
- * @example
- * ```ts
- * import { rm } from "node:fs/promises";
- * import { withFileLock } from "@toolwire/toolwire";
- *
- * await withFileLock("/tmp/app/state.lock", async ({ recovered }) => {
- *   // the holder that died may have left its temporary file behind
- *   if (recovered) await rm("/tmp/app/state.json.tmp", { force: true });
- * });
- * ```
- */
-export interface FileLockState {
-  /**
-   * This acquisition broke a stale lock: its holder died while holding it, so whatever that holder was
-   * writing (temporary files, say) may be left half done.
-   */
-  readonly recovered: boolean;
-}
 
 /**
  * What {@linkcode withFileLock} runs, in this module that it loads on its first call (file_lock_api.ts).

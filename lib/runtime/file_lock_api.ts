@@ -5,35 +5,14 @@
  * (docs/architecture.md#the-npm-bundle).
  * @module
  */
-import type { FileLockOptions, FileLockState } from "./file_lock.ts";
+import type { FileLockOptions, FileLockState } from "./file_lock_types.ts";
 
-export type { FileLockOptions, FileLockSignal, FileLockState } from "./file_lock.ts";
-
-/**
- * The lock stayed with a live holder for longer than {@linkcode FileLockOptions.timeoutMs}.
- *
- * @example
- * ```ts
- * try {
- *   await withFileLock("/tmp/app/data.lock", () => {}, { timeoutMs: 0 });
- * } catch (error) {
- *   if (error instanceof FileLockTimeoutError) console.error(`busy: ${error.path}`);
- * }
- * ```
- */
-export class FileLockTimeoutError extends Error {
-  /** The lock file. */
-  readonly path: string;
-  /** How long the caller waited. */
-  readonly timeoutMs: number;
-
-  constructor(path: string, timeoutMs: number) {
-    super(`the lock ${path} is still held after ${timeoutMs} ms`);
-    this.name = "FileLockTimeoutError";
-    this.path = path;
-    this.timeoutMs = timeoutMs;
-  }
-}
+export {
+  type FileLockOptions,
+  type FileLockSignal,
+  type FileLockState,
+  FileLockTimeoutError,
+} from "./file_lock_types.ts";
 
 /**
  * Runs `fn` while holding an exclusive lock that works across processes on one host (and across hosts on a

@@ -1,7 +1,7 @@
 // splitCommandLine / quoteCommandLine: shell word splitting without a shell (the `--exec` of toolwire).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { quoteCommandLine, splitCommandLine } from "../../lib/command/cli/command_line.ts";
+import { quoteCommandLine, splitCommandLine } from "../../lib/bridge/command_line.ts";
 
 function split(line: string): string[] {
   const result = splitCommandLine(line);

@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTool, type Manifest } from "../../mod.ts";
-import { diffTools, hasDrift, type ListedTool, readToolList } from "../../lib/command/mcp/tool_diff.ts";
+import { diffTools, hasDrift, type ListedTool, readToolList } from "../../lib/bridge/tool_diff.ts";
 import { mcpTool, servedCommands } from "../../lib/command/mcp/tool_mapping.ts";
 
 const ok = { "0": { name: "SUCCESS", description: "Done", retryable: false, side_effects: "none" } } as const;

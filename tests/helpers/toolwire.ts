@@ -7,7 +7,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
+import { quoteCommandLine } from "../../lib/bridge/command_line.ts";
 import { type Loose, programArgv, ROOT } from "./run.ts";
 
 /** The `toolwire` binary: compiled JS under Node, the TypeScript source under Deno. */

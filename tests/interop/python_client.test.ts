@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { quoteCommandLine } from "../../lib/command/cli/command_line.ts";
+import { quoteCommandLine } from "../../lib/bridge/command_line.ts";
 import {
   finished,
   lastLine,

@@ -1,8 +1,9 @@
 // The source's layers: lib/runtime → lib/framing → lib/protocol → lib/command → lib/bridge → cmd. A module
 // imports from its own layer or a lower one, never a higher one, and the leaf modules directly under lib/
-// (exit codes, JSON helpers, the version) import only each other, so that every layer can use them. The
+// (exit codes, JSON helpers, the version) import only each other, so that every layer can use them. Inside
+// lib/command the same holds for its rooms: contract → input → run → mcp → cli → builtins → tool.ts. The
 // binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts, and the
-// library's own modules never through an entry point.
+// library's own modules never through an entry point. No module imports itself through others (no cycle).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { ROOT } from "../helpers/run.ts";
 
 const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "lib/bridge", "cmd"];
+const COMMAND_ROOMS = ["contract", "input", "run", "mcp", "cli", "builtins", "tool.ts"];
 
 /** The package's entry points (deno.json `exports`), as paths from the root. */
 function entryPoints(): string[] {
@@ -34,12 +36,51 @@ function rank(path: string): number | undefined {
   return index === -1 ? undefined : index;
 }
 
+/** The room of lib/command a module is in, by rank; undefined outside lib/command. */
+function roomRank(path: string): number | undefined {
+  const parts = path.split(sep);
+  if (parts[0] !== "lib" || parts[1] !== "command") return undefined;
+  const rank = COMMAND_ROOMS.indexOf(parts[2]!);
+  return rank === -1 ? undefined : rank;
+}
+
+/** The modules a module imports by a relative specifier: statically, `export … from`, and `import()`. */
 function localImports(path: string): string[] {
   const text = readFileSync(join(ROOT, path), "utf8");
-  const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((
-    match,
-  ) => match[1]!);
+  const specifiers = [
+    ...[...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((match) => match[1]!),
+    ...[...text.matchAll(/\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g)].map((match) => match[1]!),
+  ];
   return specifiers.map((specifier) => relative(ROOT, join(ROOT, dirname(path), specifier)));
+}
+
+/** The import cycles among `files`: each a list of the modules that reach one another (Tarjan's algorithm). */
+function cycles(files: readonly string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, localImports(file).filter((target) => files.includes(target))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node)!) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      component.push(member);
+      if (member === node) break;
+    }
+    if (component.length > 1 || graph.get(node)!.includes(node)) found.push(component.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
 }
 
 describe("source layers", () => {
@@ -56,6 +97,23 @@ describe("source layers", () => {
       }
     }
     assert.deepEqual(backEdges, []);
+  });
+
+  it("inside lib/command a room imports only from itself and the rooms before it: contract, input, run, mcp, cli, builtins, tool.ts", () => {
+    const backEdges = sources("lib/command").flatMap((file) => {
+      const from = roomRank(file);
+      if (from === undefined) return [];
+      return localImports(file).filter((target) => (roomRank(target) ?? -1) > from)
+        .map((target) => `${file} imports ${target}`);
+    });
+    assert.deepEqual(backEdges, []);
+    const cliFromBelow = sources("lib/command").filter((file) => /^lib.command.(contract|run|mcp)/.test(file))
+      .flatMap((file) => localImports(file).filter((target) => target.startsWith(join("lib", "command", "cli"))));
+    assert.deepEqual(cliFromBelow, [], "no command-line module is imported by contract/, run/ or mcp/");
+  });
+
+  it("has no import cycle, type imports and import() included", () => {
+    assert.deepEqual(cycles([...sources("lib"), ...sources("cmd"), "mod.ts"]), []);
   });
 
   it("the library's own modules import other modules, never a package entry point", () => {

@@ -2,14 +2,12 @@ import { CommandError } from "../contract/command_error.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
 import { quote } from "../input/input_values.ts";
-import type { Tool } from "../tool.ts";
+import type { ToolHost } from "../contract/tool_host.ts";
 import type { CommandDefinition } from "../contract/contract.ts";
+import type { CompletionShell } from "./completions/completion_script.ts";
 
 /** The shells `tool completions` writes a script for. */
 const SHELLS = ["bash", "zsh", "fish"] as const;
-
-/** A shell `tool completions` writes a script for. */
-export type CompletionShell = (typeof SHELLS)[number];
 
 /**
  * Registers the built-in `completions` on a tool; every tool has it.
@@ -22,12 +20,12 @@ export type CompletionShell = (typeof SHELLS)[number];
  * registerCompletions(tool);
  * ```
  */
-export function registerCompletions(tool: Tool): void {
+export function registerCompletions(tool: ToolHost): void {
   tool.registry.registerBuiltin("completions", completionsDefinition.bind(undefined, tool), undefined, false);
 }
 
 function completionsDefinition(
-  tool: Tool,
+  tool: ToolHost,
 ): CommandDefinition<Record<never, never>, readonly [{ name: "shell"; description: string }]> {
   return {
     description: "Print a shell completion script for this tool's commands, flags and enum values",

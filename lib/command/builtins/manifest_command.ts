@@ -1,4 +1,4 @@
-import type { Tool } from "../tool.ts";
+import type { ToolHost } from "../contract/tool_host.ts";
 import manifestSchema from "../../../schema/manifest.schema.json" with { type: "json" };
 import type { Manifest } from "../contract/manifest.ts";
 import { commandWords } from "../contract/command_words.ts";
@@ -15,12 +15,12 @@ import type { CommandDefinition } from "../contract/contract.ts";
  * registerManifest(tool);
  * ```
  */
-export function registerManifest(tool: Tool): void {
+export function registerManifest(tool: ToolHost): void {
   tool.registry.registerBuiltin("manifest", manifestDefinition.bind(undefined, tool));
 }
 
 function manifestDefinition(
-  tool: Tool,
+  tool: ToolHost,
 ): CommandDefinition<{ etag: { type: "string"; description: string } }> {
   return {
     description: "Print every command's contract — flags, exit codes, danger level — as one JSON document",

@@ -1,70 +1,6 @@
-import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
-import { MCP_CLIENT_NAMES } from "./mcp_install/client_names.ts";
-import type { Tool } from "../tool.ts";
-
-/**
- * The flags of the built-in `mcp install`.
- *
- * @example
- * ```ts
- * MCP_INSTALL_FLAGS.client.enum_values; // ["claude-desktop", "claude-code", "vscode", "cursor"]
- * ```
- */
-export const MCP_INSTALL_FLAGS = {
-  client: {
-    type: "enum",
-    enum_values: MCP_CLIENT_NAMES,
-    required: true,
-    description: "The MCP client to register the server with",
-  },
-  scope: {
-    type: "enum",
-    enum_values: ["user", "project"],
-    description:
-      "user: your own configuration; project: the one in this directory (.mcp.json, .vscode/mcp.json, " +
-      ".cursor/mcp.json). Default: project for vscode, user for the others",
-  },
-  name: {
-    type: "string",
-    description: "The server's name in the client's configuration (default: the tool's name)",
-  },
-  config: {
-    type: "string",
-    description: "The configuration file to change, instead of the client's usual one",
-  },
-  env: { type: "array", description: "KEY=VALUE for the server's environment; repeat for several" },
-  "read-only": {
-    type: "boolean",
-    default: false,
-    description: "Register `mcp serve --read-only`: only the tool's safe commands",
-  },
-  force: {
-    type: "boolean",
-    default: false,
-    description: "Replace a server of the same name that has another entry",
-  },
-  print: {
-    type: "boolean",
-    default: false,
-    description: "Print the configuration snippet only; no file is read or changed",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** The flags of the built-in `mcp install`. */
-export type McpInstallFlags = typeof MCP_INSTALL_FLAGS;
-
-/** What the registered server runs, after the command that starts the tool. */
-export interface ServeTarget {
-  /** The tool's own words: `["mcp", "serve"]` and the flags that server needs. */
-  serveArgs: readonly string[];
-  /** The server's name when `--name` is not given. */
-  defaultName: string;
-  /**
-   * The Deno permission flags the server is started with, when the tool runs from source on Deno
-   * ({@linkcode ToolOptions.denoPermissions}); undeclared, it gets none and the install warns.
-   */
-  denoPermissions?: readonly string[];
-}
+import type { CommandContext, CommandDefinition } from "../contract/contract.ts";
+import { MCP_INSTALL_FLAGS, type McpInstallFlags, type ServeTarget } from "./mcp_install/install_flags.ts";
+import type { ToolHost } from "../contract/tool_host.ts";
 
 /**
  * Registers `target` as a stdio server with the client `--client` names: the entry starts this very tool
@@ -116,15 +52,18 @@ export type McpInstallDefinition = CommandDefinition<McpInstallFlags> & { flags:
  * ```
  */
 export function registerMcpInstall<const F extends McpInstallFlags>(
-  tool: Tool,
+  tool: ToolHost,
   extend?: (builtin: McpInstallDefinition) => CommandDefinition<F>,
 ): void {
   if (extend === undefined) {
     tool.registry.registerBuiltin("mcp.install", builtinDefinition.bind(undefined, tool), undefined, false);
-  } else tool.command("mcp.install", extend(builtinDefinition(tool)));
+  } else {tool.registry.register(
+      "mcp.install",
+      extend(builtinDefinition(tool)) as unknown as CommandDefinition,
+    );}
 }
 
-function builtinDefinition(tool: Tool): McpInstallDefinition {
+function builtinDefinition(tool: ToolHost): McpInstallDefinition {
   return {
     description:
       "Register this tool's MCP server with an MCP client (Claude Desktop, Claude Code, VS Code, Cursor)",

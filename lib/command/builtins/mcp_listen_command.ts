@@ -6,89 +6,12 @@
  * @module
  */
 import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
-import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
-import { LISTENER_DEFAULTS } from "../../protocol/mcp/listener_defaults.ts";
 import { commandCatalog } from "../mcp/command_catalog.ts";
-import { MCP_SERVE_FLAGS, servedBy } from "./mcp_serve_command.ts";
+import { servedBy } from "./mcp_serve_command.ts";
+import { MCP_LISTEN_FLAGS, type McpListenFlags, type ServedTools } from "./mcp_listen/listen_flags.ts";
 import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
 import { commandWords } from "../contract/command_words.ts";
-import type { Tool } from "../tool.ts";
-import type { McpCoreOptions } from "../../protocol/mcp/mcp_core.ts";
-
-/** Open calls may finish for at most this long after SIGTERM: the framework waits 2 s for a handler's cleanup. */
-export const MAX_GRACE_SECONDS = 1.5;
-
-/**
- * The flags of the built-in `mcp listen`.
- *
- * @example
- * ```ts
- * MCP_LISTEN_FLAGS["idle-timeout"].default; // 300
- * ```
- */
-export const MCP_LISTEN_FLAGS = {
-  "read-only": MCP_SERVE_FLAGS["read-only"],
-  "max-message-bytes": MCP_SERVE_FLAGS["max-message-bytes"],
-  "max-in-flight": {
-    type: "integer",
-    default: DEFAULT_MAX_IN_FLIGHT,
-    description: "Requests one socket connection may have open; reading it pauses beyond",
-  },
-  "max-in-flight-total": {
-    type: "integer",
-    default: LISTENER_DEFAULTS.maxInFlightTotal,
-    description: "Requests open over all connections together; more wait for a slot",
-  },
-  "max-connections": {
-    type: "integer",
-    default: LISTENER_DEFAULTS.maxConnections,
-    description: "Connections open at once; one more is closed at once",
-  },
-  "max-buffered-bytes": {
-    type: "integer",
-    default: LISTENER_DEFAULTS.maxBufferedBytes,
-    description:
-      "Bytes of unfinished messages held over all socket connections; a message that finds no room is refused",
-  },
-  "idle-timeout": {
-    type: "number",
-    default: LISTENER_DEFAULTS.idleTimeoutMs / 1000,
-    description:
-      "Seconds a socket connection may send nothing, with nothing in flight, before it is closed; 0 = never",
-  },
-  grace: {
-    type: "number",
-    default: 1,
-    description:
-      `Seconds open calls may finish after SIGTERM or SIGINT before they are cancelled (at most ${MAX_GRACE_SECONDS})`,
-  },
-  "allow-remote": {
-    type: "boolean",
-    default: false,
-    description:
-      "Listen on an address other than loopback. A socket is UNAUTHENTICATED: anyone who can reach it can run every served command; over HTTP it also needs --no-auth",
-  },
-  auth: {
-    type: "boolean",
-    default: true,
-    description:
-      "An HTTP endpoint others can reach requires authentication; --no-auth serves it without. UNSAFE: anyone who can reach the port can run every served command",
-  },
-  "allow-origin": {
-    type: "array",
-    description:
-      "HTTP: a browser origin that may call the endpoint besides loopback ones (repeat for several)",
-  },
-  "dry-run": {
-    type: "boolean",
-    default: false,
-    description:
-      "Print the tools that would be served, each with its danger level, and exit without listening",
-  },
-} as const satisfies Record<string, FlagSpec>;
-
-/** The flags of the built-in `mcp listen`. */
-export type McpListenFlags = typeof MCP_LISTEN_FLAGS;
+import type { ToolHost } from "../contract/tool_host.ts";
 
 /**
  * The built-in `mcp listen` definition, as {@linkcode ToolOptions.extendMcpListen} receives it.
@@ -99,9 +22,6 @@ export type McpListenFlags = typeof MCP_LISTEN_FLAGS;
  * ```
  */
 export type McpListenDefinition = CommandDefinition<McpListenFlags> & { flags: McpListenFlags };
-
-/** What a listener serves: the server's name, its guidance and its tools. */
-export type ServedTools = Pick<McpCoreOptions, "serverInfo" | "instructions" | "catalog">;
 
 /**
  * Listens on the invocation's address with its flags and serves `served` until the invocation is
@@ -140,7 +60,7 @@ export async function listenForClients(
  * ```
  */
 export function registerMcpListen<const F extends Record<string, FlagSpec>>(
-  tool: Tool,
+  tool: ToolHost,
   extend?: (builtin: McpListenDefinition) => CommandDefinition<F>,
 ): void {
   if (extend === undefined) {
@@ -178,7 +98,7 @@ const nameServedCommands: EntryRefiner = (entry, registry) => {
   };
 };
 
-function builtinDefinition(tool: Tool): McpListenDefinition {
+function builtinDefinition(tool: ToolHost): McpListenDefinition {
   return {
     description:
       "Serve the tool's commands as MCP tools on an HTTP endpoint, a Unix socket or a loopback TCP port, to many clients at once, until SIGTERM",

@@ -8,7 +8,7 @@ import { commandCatalog } from "../mcp/command_catalog.ts";
 import { servedCommands } from "../mcp/tool_mapping.ts";
 import { type CommandRegistry, type EntryRefiner, mostSevere } from "../contract/registry.ts";
 import type { CommandEntry } from "../contract/manifest.ts";
-import type { Tool } from "../tool.ts";
+import type { ToolHost } from "../contract/tool_host.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /**
@@ -63,7 +63,7 @@ export type McpServeDefinition = ProtocolCommandDefinition<McpServeFlags> & { fl
  * ```
  */
 export function registerMcpServe<const F extends Record<string, FlagSpec>>(
-  tool: Tool,
+  tool: ToolHost,
   extend?: (builtin: McpServeDefinition) => ProtocolCommandDefinition<F>,
 ): void {
   if (extend === undefined) {
@@ -111,7 +111,7 @@ export function mcpServeLimits(
   return { maxMessageBytes, maxInFlight };
 }
 
-function builtinDefinition(tool: Tool): McpServeDefinition {
+function builtinDefinition(tool: ToolHost): McpServeDefinition {
   return {
     description: "Serve the tool's commands as MCP tools over stdio until stdin closes",
     // The floor: raised to the most severe level and every scope of the commands it serves.

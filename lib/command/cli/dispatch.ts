@@ -6,7 +6,7 @@ import type { CommandDefinition, ProtocolCommandDefinition } from "../contract/c
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { executeCommand } from "../run/executor.ts";
 import { ExitCode } from "../../exit_code.ts";
-import { FORMATS, type OutputFormat } from "../contract/framework_flags.ts";
+import { FORMATS, type OutputFormat } from "../contract/contract.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
 import { idempotencyKeyIssue, IdempotencyStore } from "../run/idempotency_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";

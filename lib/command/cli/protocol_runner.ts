@@ -14,7 +14,7 @@ import { clearLongTimeout } from "../run/time_limit.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "../contract/envelope.ts";
 import { cancelledError, timeoutError } from "../run/executor.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
-import type { OutputFormat } from "../contract/framework_flags.ts";
+import type { OutputFormat } from "../contract/contract.ts";
 import type { CommandInput } from "../input/input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { textStyle } from "./terminal_style.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { isTerminal, optionalEnv } from "../../runtime/mod.ts";
-import type { OutputFormat } from "../contract/framework_flags.ts";
+import type { OutputFormat } from "../contract/contract.ts";
 
 /** How text is marked up for one stream: modest ANSI styles, or none at all. */
 export interface TextStyle {

@@ -3,7 +3,12 @@ import type { ProtocolLoop } from "../../protocol/protocol_loop.ts";
 
 export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../../protocol/protocol_loop.ts";
 import type { Warning } from "./envelope.ts";
-import type { OutputFormat } from "./framework_flags.ts";
+
+/** Output formats of `--format`. */
+export const FORMATS = ["json", "plain"] as const;
+
+/** An output format: one JSON envelope per invocation, or text for a person. */
+export type OutputFormat = (typeof FORMATS)[number];
 
 /** How severe the worst effect of a command is (REQ-C-002). */
 export type DangerLevel = "safe" | "mutating" | "destructive";

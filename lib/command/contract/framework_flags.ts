@@ -1,12 +1,6 @@
-import type { CommandContract, FlagSpec } from "./contract.ts";
+import { type CommandContract, type FlagSpec, FORMATS } from "./contract.ts";
 import { ExitCode, type ExitCodeTable, type SideEffects } from "../../exit_code.ts";
 import { commandWords } from "./command_words.ts";
-
-/** Output formats of `--format`. */
-export const FORMATS = ["json", "plain"] as const;
-
-/** An output format: one JSON envelope per invocation, or text for a person. */
-export type OutputFormat = (typeof FORMATS)[number];
 
 /** The flags every invocation accepts, before or after the command words (docs/contract.md#global-flags). */
 export const GLOBAL_FLAGS: Readonly<Record<string, FlagSpec>> = {

@@ -2,7 +2,8 @@ import type { AnyCommandDefinition, FlagSpec, FlagType, PositionalSpec } from ".
 import { RegistrationError } from "./command_error.ts";
 import { CONTRACT_FIELDS, DEFAULT_FORMAT_MEMBER, EARLIER_ENTRY_MEMBERS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../../exit_code.ts";
-import { COMMAND_FRAMEWORK_FLAGS, FORMATS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { COMMAND_FRAMEWORK_FLAGS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
+import { FORMATS } from "./contract.ts";
 import { outputSchemaProblem } from "./output_schema.ts";
 import { isRecord } from "../../json.ts";
 

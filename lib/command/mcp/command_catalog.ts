@@ -1,20 +1,12 @@
 import { getEnv } from "../../runtime/mod.ts";
 import type { CommandDefinition } from "../contract/contract.ts";
+import type { ToolHost } from "../contract/tool_host.ts";
 import { executeCommand } from "../run/executor.ts";
 import { IdempotencyStore } from "../run/idempotency_store.ts";
 import type { Manifest } from "../contract/manifest.ts";
-import type { CommandRegistry } from "../contract/registry.ts";
 import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
 import { limitMs } from "../run/time_limit.ts";
-
-/** What the in-process catalog needs from the tool whose commands it serves. */
-export interface ServedTool {
-  registry: CommandRegistry;
-  timeoutSeconds: number;
-  stateDir(): string;
-  idempotencyLifetimeSeconds?: number;
-}
 
 interface PreparedCommand {
   definition: CommandDefinition;
@@ -38,7 +30,7 @@ interface PreparedCommand {
  * ```
  */
 export function commandCatalog(
-  tool: ServedTool,
+  tool: ToolHost,
   manifest: Pick<Manifest, "commands">,
   filter: ServeFilter,
 ): ManifestCatalog {

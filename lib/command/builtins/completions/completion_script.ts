@@ -4,13 +4,15 @@ import { bashCompletion } from "./bash_completion.ts";
 import { type CompletionModel, completionModel } from "./completion_model.ts";
 import { fishCompletion } from "./fish_completion.ts";
 import { zshCompletion } from "./zsh_completion.ts";
-import type { CompletionShell } from "../completions_command.ts";
 
-const WRITERS: Readonly<Record<CompletionShell, (model: CompletionModel) => string>> = {
+const WRITERS: Readonly<Record<"bash" | "zsh" | "fish", (model: CompletionModel) => string>> = {
   bash: bashCompletion,
   zsh: zshCompletion,
   fish: fishCompletion,
 };
+
+/** A shell `tool completions` writes a script for. */
+export type CompletionShell = keyof typeof WRITERS;
 
 /**
  * The completion script of a tool for one shell, from its manifest's `commands` and the global flags. The

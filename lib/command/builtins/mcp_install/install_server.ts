@@ -42,7 +42,7 @@ import {
   type McpClientName,
   type ServerLaunch,
 } from "./mcp_clients.ts";
-import type { McpInstallFlags, ServeTarget } from "../mcp_install_command.ts";
+import type { McpInstallFlags, ServeTarget } from "./install_flags.ts";
 
 // Names every client accepts as a key and shows as they are (Claude Code allows no more).
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -55,7 +55,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * @example
  * ```ts
  * import type { CommandContext } from "@toolwire/toolwire";
- * import type { McpInstallFlags } from "../mcp_install_command.ts";
+ * import type { McpInstallFlags } from "./install_flags.ts";
  *
  * declare const ctx: CommandContext<McpInstallFlags>;
  * const result = await installServer(ctx, { serveArgs: ["mcp", "serve"], defaultName: "notes" });

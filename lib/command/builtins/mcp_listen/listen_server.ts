@@ -13,7 +13,7 @@ import type { McpTool } from "../../../protocol/mcp/tool_catalog.ts";
 import { claimSocketPath } from "../../../runtime/socket.ts";
 import { removeFile } from "../../../runtime/fs.ts";
 import { errorMessage } from "../../run/thrown_error.ts";
-import { MAX_GRACE_SECONDS, type McpListenFlags, type ServedTools } from "../mcp_listen_command.ts";
+import { MAX_GRACE_SECONDS, type McpListenFlags, type ServedTools } from "./listen_flags.ts";
 import { formatListenAddress, isLoopback, type ListenAddress, parseListenAddress } from "./listen_address.ts";
 
 /**
@@ -23,7 +23,7 @@ import { formatListenAddress, isLoopback, type ListenAddress, parseListenAddress
  * @example
  * ```ts
  * import type { CommandContext } from "@toolwire/toolwire";
- * import type { McpListenFlags, ServedTools } from "../mcp_listen_command.ts";
+ * import type { McpListenFlags, ServedTools } from "./listen_flags.ts";
  *
  * declare const ctx: CommandContext<McpListenFlags>;
  * declare const served: ServedTools;

@@ -1,6 +1,12 @@
-import type { CommandEntry } from "../contract/manifest.ts";
-import { mcpTool, notServedReason, servedCommands, type ServeFilter, toolName } from "./tool_mapping.ts";
-import { isRecord } from "../../json.ts";
+import type { CommandEntry } from "../command/contract/manifest.ts";
+import {
+  mcpTool,
+  notServedReason,
+  servedCommands,
+  type ServeFilter,
+  toolName,
+} from "../command/mcp/tool_mapping.ts";
+import { isRecord } from "../json.ts";
 
 /** A tool as a `tools/list` answer or a saved snapshot shows it: an object with a `name`, taken as it is. */
 export type ListedTool = Record<string, unknown> & { name: string };

@@ -1,11 +1,11 @@
-import { isDirectory } from "../../runtime/mod.ts";
-import { lastLine, runChild, STDOUT_BYTES, textTail } from "../run/child_run.ts";
-import { CommandError } from "../contract/command_error.ts";
-import { quoteCommandLine } from "../cli/command_line.ts";
-import { readEnvelope } from "../contract/envelope_validation.ts";
-import { ExitCode } from "../../exit_code.ts";
-import type { Manifest } from "../contract/manifest.ts";
-import { validateManifest } from "../contract/manifest_validation.ts";
+import { isDirectory } from "../runtime/mod.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
+import { CommandError } from "../command/contract/command_error.ts";
+import { quoteCommandLine } from "./command_line.ts";
+import { readEnvelope } from "../command/contract/envelope_validation.ts";
+import { ExitCode } from "../exit_code.ts";
+import type { Manifest } from "../command/contract/manifest.ts";
+import { validateManifest } from "../command/contract/manifest_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
 
 /**

@@ -1,7 +1,7 @@
-import { lastLine, runChild } from "../run/child_run.ts";
-import { readEnvelope } from "../contract/envelope_validation.ts";
+import { lastLine, runChild } from "./child_run.ts";
+import { readEnvelope } from "../command/contract/envelope_validation.ts";
 import type { ExecTarget } from "./exec_catalog.ts";
-import { isRecord } from "../../json.ts";
+import { isRecord } from "../json.ts";
 
 /** Milliseconds `<cli> --version` may take before it is stopped and its answer given up on. */
 const VERSION_TIMEOUT_MS = 5_000;

@@ -1,19 +1,19 @@
-import { monotonicMs } from "../../runtime/mod.ts";
-import { Cancellation } from "../run/cancellation.ts";
-import { lastLine, runChild, STDOUT_BYTES, textTail } from "../run/child_run.ts";
-import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
-import { readEnvelope } from "../contract/envelope_validation.ts";
-import { cancelledError, timeoutError } from "../run/executor.ts";
-import { previewDestructive } from "../run/destructive_preview.ts";
-import { ExitCode } from "../../exit_code.ts";
-import type { Manifest } from "../contract/manifest.ts";
+import { monotonicMs } from "../runtime/mod.ts";
+import { Cancellation } from "../command/run/cancellation.ts";
+import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
+import { makeEnvelope, type ResponseEnvelope } from "../command/contract/envelope.ts";
+import { readEnvelope } from "../command/contract/envelope_validation.ts";
+import { cancelledError, timeoutError } from "../command/run/executor.ts";
+import { previewDestructive } from "../command/run/destructive_preview.ts";
+import { ExitCode } from "../exit_code.ts";
+import type { Manifest } from "../command/contract/manifest.ts";
 import { callArgv } from "./call_argv.ts";
-import { argumentErrorEnvelope } from "../input/argument_error.ts";
-import type { InputIssue } from "../input/input_values.ts";
-import { hasLoneSurrogate } from "../../json.ts";
-import { ManifestCatalog, type ValidatedCall } from "./manifest_catalog.ts";
-import { argumentName, type ServeFilter } from "./tool_mapping.ts";
-import { commandWords } from "../contract/command_words.ts";
+import { argumentErrorEnvelope } from "../command/input/argument_error.ts";
+import type { InputIssue } from "../command/input/input_values.ts";
+import { hasLoneSurrogate } from "../json.ts";
+import { ManifestCatalog, type ValidatedCall } from "../command/mcp/manifest_catalog.ts";
+import { argumentName, type ServeFilter } from "../command/mcp/tool_mapping.ts";
+import { commandWords } from "../command/contract/command_words.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {

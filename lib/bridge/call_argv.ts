@@ -1,4 +1,4 @@
-import type { ValidatedCall } from "./manifest_catalog.ts";
+import type { ValidatedCall } from "../command/mcp/manifest_catalog.ts";
 
 /** The parts of a validated call that become its command line. */
 export type CallLine = Pick<

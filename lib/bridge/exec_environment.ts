@@ -1,6 +1,6 @@
-import { allEnv, envNamesIgnoreCase } from "../../runtime/mod.ts";
-import { CommandError } from "../contract/command_error.ts";
-import { ExitCode } from "../../exit_code.ts";
+import { allEnv, envNamesIgnoreCase } from "../runtime/mod.ts";
+import { CommandError } from "../command/contract/command_error.ts";
+import { ExitCode } from "../exit_code.ts";
 
 /**
  * What a bridged CLI gets with `--env-allow` besides the named variables: what any program needs to find

@@ -1,19 +1,19 @@
-import { currentDir, fileStamp, findProgram, optionalEnv } from "../../runtime/mod.ts";
-import type { Manifest } from "../contract/manifest.ts";
+import { currentDir, fileStamp, findProgram, optionalEnv } from "../runtime/mod.ts";
+import type { Manifest } from "../command/contract/manifest.ts";
 import type {
   ToolCall,
   ToolCallContext,
   ToolCallOutcome,
   ToolCatalog,
-} from "../../protocol/mcp/tool_catalog.ts";
+} from "../protocol/mcp/tool_catalog.ts";
 import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
-import type { ManifestCatalog } from "./manifest_catalog.ts";
-import type { ServeFilter } from "./tool_mapping.ts";
-import { errorMessage } from "../run/thrown_error.ts";
-import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../run/time_limit.ts";
-import { CommandError } from "../contract/command_error.ts";
-import { ExitCode } from "../../exit_code.ts";
+import type { ManifestCatalog } from "../command/mcp/manifest_catalog.ts";
+import type { ServeFilter } from "../command/mcp/tool_mapping.ts";
+import { errorMessage } from "../command/run/thrown_error.ts";
+import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../command/run/time_limit.ts";
+import { CommandError } from "../command/contract/command_error.ts";
+import { ExitCode } from "../exit_code.ts";
 
 /** How long one look may take when the CLI's calls have no time limit (`--call-timeout 0`). */
 export const LOOK_TIMEOUT_MS = 60_000;
