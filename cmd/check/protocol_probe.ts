@@ -73,6 +73,8 @@ export function probeFor(
  *
  * @example
  * ```ts
+ * import type { ProtocolProbe } from "./probe.ts";
+ *
  * declare const probe: ProtocolProbe;
  * if (isFramed(probe)) await probe.badFraming();
  * ```

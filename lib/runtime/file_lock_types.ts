@@ -72,6 +72,8 @@ export interface FileLockState {
  *
  * @example
  * ```ts
+ * import { withFileLock } from "./file_lock_api.ts";
+ *
  * try {
  *   await withFileLock("/tmp/app/data.lock", () => {}, { timeoutMs: 0 });
  * } catch (error) {

@@ -48,7 +48,9 @@ function roomRank(path: string): number | undefined {
 function localImports(path: string): string[] {
   const text = readFileSync(join(ROOT, path), "utf8");
   const specifiers = [
-    ...[...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((match) => match[1]!),
+    ...[...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)].map((match) =>
+      match[1]!
+    ),
     ...[...text.matchAll(/\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g)].map((match) => match[1]!),
   ];
   return specifiers.map((specifier) => relative(ROOT, join(ROOT, dirname(path), specifier)));
@@ -56,7 +58,9 @@ function localImports(path: string): string[] {
 
 /** The import cycles among `files`: each a list of the modules that reach one another (Tarjan's algorithm). */
 function cycles(files: readonly string[]): string[][] {
-  const graph = new Map(files.map((file) => [file, localImports(file).filter((target) => files.includes(target))]));
+  const graph = new Map(
+    files.map((file) => [file, localImports(file).filter((target) => files.includes(target))]),
+  );
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -73,7 +77,7 @@ function cycles(files: readonly string[]): string[][] {
     }
     if (low.get(node) !== index.get(node)) return;
     const component: string[] = [];
-    for (let member = stack.pop()!; ; member = stack.pop()!) {
+    for (let member = stack.pop()!;; member = stack.pop()!) {
       component.push(member);
       if (member === node) break;
     }
@@ -108,7 +112,9 @@ describe("source layers", () => {
     });
     assert.deepEqual(backEdges, []);
     const cliFromBelow = sources("lib/command").filter((file) => /^lib.command.(contract|run|mcp)/.test(file))
-      .flatMap((file) => localImports(file).filter((target) => target.startsWith(join("lib", "command", "cli"))));
+      .flatMap((file) =>
+        localImports(file).filter((target) => target.startsWith(join("lib", "command", "cli")))
+      );
     assert.deepEqual(cliFromBelow, [], "no command-line module is imported by contract/, run/ or mcp/");
   });
 

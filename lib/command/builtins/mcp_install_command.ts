@@ -10,6 +10,7 @@ import type { ToolHost } from "../contract/tool_host.ts";
  *
  * @example
  * ```ts
+ * import type { McpInstallFlags } from "./mcp_install/install_flags.ts";
  * import type { CommandContext } from "@toolwire/toolwire";
  *
  * declare const ctx: CommandContext<McpInstallFlags>;

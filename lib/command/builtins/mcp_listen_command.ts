@@ -29,6 +29,7 @@ export type McpListenDefinition = CommandDefinition<McpListenFlags> & { flags: M
  *
  * @example
  * ```ts
+ * import type { McpListenFlags, ServedTools } from "./mcp_listen/listen_flags.ts";
  * import type { CommandContext } from "@toolwire/toolwire";
  *
  * declare const ctx: CommandContext<McpListenFlags>;
