@@ -7,7 +7,7 @@ import type { EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
 import type { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { errorStatus } from "./http_headers.ts";
-import { type Reply, replyText } from "./mcp_core.ts";
+import { type Reply, replyText } from "./reply.ts";
 
 /** A stream's notifications not yet read by the client beyond this many bytes are dropped (and counted). */
 export const MAX_QUEUED_EVENT_BYTES = 4 * 1024 * 1024;

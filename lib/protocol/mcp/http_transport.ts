@@ -47,7 +47,8 @@ import {
 import { SlotPool } from "../slot_pool.ts";
 import type { Era } from "./era.ts";
 import { loopbackHost, metadataMismatch, originAllowed } from "./http_headers.ts";
-import { McpCore, type McpCoreOptions, McpSession, type Reply, replyText } from "./mcp_core.ts";
+import { McpCore, type McpCoreOptions, McpSession } from "./mcp_core.ts";
+import { type Reply, replyText } from "./reply.ts";
 import { claimsVersion, unsupportedVersion } from "./request_meta.ts";
 import { BATCHING_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 

@@ -22,15 +22,8 @@ import type { ByteChannel } from "../../runtime/byte_channel.ts";
 import { FrameSession, type FrameStep } from "../frame_session.ts";
 import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
 import type { SlotPool } from "../slot_pool.ts";
-import {
-  idInUse,
-  isPieces,
-  McpCore,
-  type McpCoreOptions,
-  McpSession,
-  type Reply,
-  replyText,
-} from "./mcp_core.ts";
+import { McpCore, type McpCoreOptions, McpSession } from "./mcp_core.ts";
+import { idInUse, isPieces, type Reply, replyText } from "./reply.ts";
 import { BATCHING_VERSION } from "./versions.ts";
 
 /**

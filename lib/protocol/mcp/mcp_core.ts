@@ -9,8 +9,9 @@
  * - Request metadata (#request-metadata): validated on EVERY modern request (by `routeRequest`).
  * - Results and paging (#results, #paging): modern results carry `resultType` and `serverInfo` in `_meta`;
  *   list results carry `ttlMs` and `cacheScope`; `tools/list` pages by an opaque cursor.
- * - Tool calls (#tool-calls): the catalog runs the call; its progress and log notifications go through the
- *   session's `notify`, never after the answer; a cancelled call's answer is the transport's to drop.
+ * - Tool calls (#tool-calls): tool_call.ts hands the call to the catalog; its progress and log notifications
+ *   go through the session's `notify`, never after the answer; a cancelled call's answer is the transport's
+ *   to drop.
  * - Subscriptions (#subscriptions-and-list_changed): a modern `subscriptions/listen` is answered by its
  *   acknowledgement, then each `notifications/tools/list_changed` carries its id; its final result comes
  *   when the session ends. An initialized legacy session hears of changes unsolicited.
@@ -19,11 +20,12 @@
  */
 import { errorResponse, type JsonRpcId, notification, resultResponse, RpcErrorCode } from "../json_rpc.ts";
 import type { CancelScope } from "../cancel_scope.ts";
-import { CallContext, progressToken } from "./call_context.ts";
+import { callTool } from "./tool_call.ts";
+import { idInUse, type Reply } from "./reply.ts";
 import { type Era, type LegacyEra, routeRequest } from "./era.ts";
 import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
 import { Subscriptions } from "./subscriptions.ts";
-import type { JsonToolResult, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import type { ToolCatalog } from "./tool_catalog.ts";
 import { toolsPage } from "./tools_page.ts";
 import { MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 import { isRecord } from "../../json.ts";
@@ -49,15 +51,6 @@ export interface McpCoreOptions {
   /** Tools per `tools/list` page. @default 100 */
   pageSize?: number;
 }
-
-/**
- * An answer: a message object, its JSON text when already serialised — whole, or in pieces to be written
- * back to back (a long tool result, see `jsonResultReply`) — or `null` for none.
- */
-export type Reply = Record<string, unknown> | string | readonly string[] | null;
-
-/** A serialised tool result at least this long is answered in pieces rather than spliced into one string. */
-const SPLICE_LIMIT = 64 * 1024;
 
 const MODERN: Era = { kind: "modern" };
 
@@ -186,12 +179,6 @@ export class McpSession {
   }
 }
 
-/** Whether a method is one the server knows in either era: an unknown one is a 404 over HTTP. */
-export function knownMethod(method: string): boolean {
-  return method === "initialize" || method === "ping" || MODERN_METHODS.has(method) ||
-    LEGACY_METHODS.has(method);
-}
-
 const MODERN_METHODS = new Map<string, ModernMethod>([
   ["server/discover", (session, id) => {
     const { core } = session;
@@ -285,150 +272,6 @@ function initialize(session: McpSession, id: JsonRpcId, params: Record<string, u
   });
 }
 
-function callTool(
-  session: McpSession,
-  id: JsonRpcId,
-  params: Record<string, unknown> | undefined,
-  scope: CancelScope,
-  era: "modern" | "legacy",
-  clientCapabilities: Record<string, unknown>,
-  logLevel: LogLevel | undefined,
-): Reply | Promise<Reply> {
-  const name = params?.name;
-  const args = params?.arguments ?? {};
-  if (typeof name !== "string") {
-    return errorResponse(id, {
-      code: RpcErrorCode.INVALID_PARAMS,
-      message: "Invalid params: name must be a string",
-    });
-  }
-  if (!isRecord(args)) {
-    return errorResponse(id, {
-      code: RpcErrorCode.INVALID_PARAMS,
-      message: "Invalid params: arguments must be an object",
-    });
-  }
-  const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, session, scope);
-  const call = {
-    name,
-    arguments: args,
-    requestState: params?.requestState,
-    inputResponses: params?.inputResponses,
-  };
-  let outcome: Promise<ToolCallOutcome>;
-  try {
-    outcome = session.core.catalog.call(call, context);
-  } catch (error) {
-    outcome = Promise.reject(error);
-  }
-  return outcome.then(
-    (ended) => callReply(session.core, id, name, context, ended),
-    (error: unknown) => {
-      session.core.log?.(
-        `mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`,
-      );
-      return callReply(session.core, id, name, context, { kind: "error", error: INTERNAL_ERROR });
-    },
-  );
-}
-
-const INTERNAL_ERROR = { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" };
-
-/** The answer to a finished call; the call is closed first, so no progress or log can follow the answer. */
-function callReply(
-  core: McpCore,
-  id: JsonRpcId,
-  name: string,
-  context: CallContext,
-  outcome: ToolCallOutcome,
-): Reply {
-  context.answered = true;
-  const era = context.era;
-  switch (outcome.kind) {
-    case "unknown_tool":
-      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
-    case "error":
-      return errorResponse(id, outcome.error);
-    case "input_required":
-      if (era === "legacy") {
-        return errorResponse(id, {
-          code: RpcErrorCode.INTERNAL_ERROR,
-          message: "Internal error: input_required has no legacy form",
-        });
-      }
-      return resultResponse(id, { resultType: "input_required", ...outcome.result });
-    case "json_result":
-      return jsonResultReply(core, id, era, outcome.result);
-    default:
-      return resultResponse(
-        id,
-        era === "modern"
-          ? { resultType: "complete", ...outcome.result, _meta: core.serverMeta }
-          : outcome.result,
-      );
-  }
-}
-
-/**
- * The answer to a call whose result came serialised: its text is spliced in twice, escaped once. A long
- * result is answered in pieces: joined, the answer would be one more string as long as both copies.
- */
-function jsonResultReply(
-  core: McpCore,
-  id: JsonRpcId,
-  era: "modern" | "legacy",
-  result: JsonToolResult,
-): string | string[] {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${
-    era === "modern" ? `"resultType":"complete",` : ""
-  }"content":[{"type":"text","text":`;
-  const tail = `,"isError":${result.isError}${era === "modern" ? `,"_meta":${core.serverMetaJson}` : ""}}}`;
-  const escaped = JSON.stringify(result.json);
-  if (result.json.length < SPLICE_LIMIT) {
-    return `${head}${escaped}}],"structuredContent":${result.json}${tail}`;
-  }
-  return [head, escaped, `}],"structuredContent":`, result.json, tail];
-}
-
-/**
- * An answer as JSON text: pieces joined, an object serialised — or, when it cannot be (a cycle, a BigInt), an
- * internal error for its id, so the client never waits forever.
- *
- * @example
- * ```ts
- * replyText({ jsonrpc: "2.0", id: 1, result: { size: 10n } }, console.error); // an internal error for id 1
- * ```
- */
-export function replyText(reply: Exclude<Reply, null>, log?: (message: string) => void): string {
-  if (typeof reply === "string") return reply;
-  if (isPieces(reply)) return reply.join("");
-  try {
-    return JSON.stringify(reply);
-  } catch (error) {
-    log?.(`mcp: a reply could not be serialised: ${String(error)}`);
-    const id = (reply.id as JsonRpcId | null | undefined) ?? null;
-    return JSON.stringify(
-      errorResponse(id, {
-        code: RpcErrorCode.INTERNAL_ERROR,
-        message: "Internal error: the result is not serialisable",
-      }),
-    );
-  }
-}
-
-/** Whether an answer came in pieces. */
-export function isPieces(reply: Exclude<Reply, null>): reply is readonly string[] {
-  return Array.isArray(reply);
-}
-
 function methodNotFound(id: JsonRpcId, method: string): Reply {
   return errorResponse(id, { code: RpcErrorCode.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
-}
-
-/** A request whose id names one still open. */
-export function idInUse(id: JsonRpcId): Reply {
-  return errorResponse(id, {
-    code: RpcErrorCode.INVALID_REQUEST,
-    message: `Invalid request: id ${JSON.stringify(id)} is already in use`,
-  });
 }
