@@ -3,7 +3,7 @@ import { Cancellation } from "../command/run/cancellation.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../command/contract/envelope.ts";
 import { readEnvelope } from "../command/contract/envelope_validation.ts";
-import { cancelledError, timeoutError } from "../command/run/executor.ts";
+import { cancelledError, timeoutError } from "../command/run/framework_errors.ts";
 import { previewDestructive } from "../command/run/destructive_preview.ts";
 import { ExitCode } from "../exit_code.ts";
 import type { Manifest } from "../command/contract/manifest.ts";

@@ -52,4 +52,4 @@ export { isRecord, parseJson } from "../json.ts";
 // The runtime: processes, files, sockets, the environment.
 export { allEnv, type ChildExit, type ChildProcess, spawnChild } from "../runtime/mod.ts";
 export { readTextIfExists } from "../runtime/fs.ts";
-export { absolutePath } from "../runtime/config_file.ts";
+export { absolutePath } from "../runtime/paths.ts";

@@ -6,7 +6,8 @@
  * read by the same loop, {@linkcode readChunks}, so an in-memory test takes the path the real process takes.
  * @module
  */
-import { readStdin, type StdioData, stdioWrite } from "./stdio.ts";
+import { type StdioData, stdioWrite } from "./stdio.ts";
+import { readStdin } from "./stdin_reader.ts";
 
 /** Where a session's input comes from. */
 export interface ByteSource {

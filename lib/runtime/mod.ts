@@ -9,4 +9,5 @@ export * from "./fs.ts";
 export * from "./process.ts";
 export * from "./byte_channel.ts";
 export * from "./stdio.ts";
+export * from "./stdin_reader.ts";
 export * from "./permission.ts";

@@ -7,7 +7,8 @@
 import type * as NodeNet from "node:net";
 import { nodeFs, nodeProcess } from "./node_process.ts";
 import type { ByteChannel } from "./byte_channel.ts";
-import { nodeStreamReader, nodeWrite } from "./stdio.ts";
+import { nodeWrite } from "./stdio.ts";
+import { nodeStreamReader } from "./stdin_reader.ts";
 
 /** Where to listen: a Unix domain socket path, or a TCP host and port (0 = any free port). */
 export type SocketAddress = { kind: "unix"; path: string } | { kind: "tcp"; host: string; port: number };

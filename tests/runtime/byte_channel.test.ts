@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { readChunks, sourceReadable, streamChannel } from "../../lib/runtime/byte_channel.ts";
-import { nodeStreamReader } from "../../lib/runtime/stdio.ts";
+import { nodeStreamReader } from "../../lib/runtime/stdin_reader.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

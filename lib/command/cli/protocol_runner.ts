@@ -12,7 +12,7 @@ import { runWithDeadline } from "../run/deadline.ts";
 import { HandlerContext } from "../run/handler_context.ts";
 import { clearLongTimeout } from "../run/time_limit.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "../contract/envelope.ts";
-import { cancelledError, timeoutError } from "../run/executor.ts";
+import { cancelledError, timeoutError } from "../run/framework_errors.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import type { OutputFormat } from "../contract/contract.ts";
 import type { CommandInput } from "../input/input_values.ts";

@@ -1,6 +1,7 @@
 import { FileLockTimeoutError, monotonicMs } from "../../runtime/mod.ts";
 import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
+import { cancelledError, timeoutError } from "./framework_errors.ts";
 import type { CancelSignal } from "../../protocol/cancel_scope.ts";
 import { isThenable, runWithDeadline, type Settled } from "./deadline.ts";
 import { HandlerContext } from "./handler_context.ts";
@@ -288,49 +289,6 @@ function failureEnvelope(
     case "error":
       return errorEnvelope(execution, outcome.error);
   }
-}
-
-/**
- * The `error` object of an invocation stopped by its time limit: code TIMEOUT, retryable as the command
- * declared exit 10.
- *
- * @example
- * ```ts
- * import type { ExitCodeTable } from "@toolwire/toolwire";
- *
- * declare const exitCodes: ExitCodeTable;
- * timeoutError(exitCodes, "add exceeded its time limit of 5 s").code; // "TIMEOUT"
- * ```
- */
-export function timeoutError(exitCodes: ExitCodeTable, message: string, suggestion?: string): ErrorDetail {
-  return {
-    code: "TIMEOUT",
-    message,
-    retryable: exitCodes[String(ExitCode.TIMEOUT)]?.retryable ?? false,
-    phase: "execution",
-    ...(suggestion === undefined ? {} : { suggestion }),
-  };
-}
-
-/**
- * The `error` object of a cancelled invocation (REQ-F-013, REQ-F-069): code CANCELLED, and the signal in
- * `context.signal`.
- *
- * @example
- * ```ts
- * import { Cancellation } from "./cancellation.ts";
- *
- * cancelledError(new Cancellation("SIGTERM")).context; // { signal: "SIGTERM" }
- * ```
- */
-export function cancelledError(cancellation: Cancellation): ErrorDetail {
-  return {
-    code: "CANCELLED",
-    message: cancellation.message,
-    retryable: false,
-    phase: "execution",
-    ...(cancellation.signal === undefined ? {} : { context: { signal: cancellation.signal } }),
-  };
 }
 
 function errorEnvelope(execution: Execution, error: unknown): ResponseEnvelope {

@@ -21,13 +21,13 @@
  * @module
  */
 export { LspResponseError } from "./lsp_response_error.ts";
-export {
-  type LspContext,
-  type LspHandlers,
-  type LspInitializeResult,
-  type LspNotificationHandler,
-  type LspOptions,
-  type LspRequestHandler,
-  serveLsp,
-} from "./serve_lsp.ts";
+export type {
+  LspContext,
+  LspHandlers,
+  LspInitializeResult,
+  LspNotificationHandler,
+  LspOptions,
+  LspRequestHandler,
+} from "./lsp_handlers.ts";
+export { serveLsp } from "./serve_lsp.ts";
 export { ProtocolEndCode } from "../session_end.ts";

@@ -20,7 +20,7 @@
  */
 import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
 import { ExitCode } from "../../exit_code.ts";
-import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
+import { encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
   ContentLengthServer,
   errorText,
@@ -41,115 +41,7 @@ import {
 } from "../json_rpc.ts";
 import { ProtocolEndCode } from "../session_end.ts";
 import { LspResponseError } from "./lsp_response_error.ts";
-
-/**
- * What a handler receives besides the params.
- *
- * @example
- * ```ts
- * declare function lookUp(params: unknown, signal: AbortSignal): Promise<{ contents: string }>;
- *
- * const hover: LspRequestHandler = async (params, { signal, log }) => {
- *   log("hover requested");
- *   return await lookUp(params, signal);
- * };
- * ```
- */
-export interface LspContext {
-  /** Fires when the client cancels this request (`$/cancelRequest`) or the session ends. */
-  signal: AbortSignal;
-  /**
-   * Sends a notification to the client, e.g. `textDocument/publishDiagnostics`. Throws when `params` cannot
-   * be serialised as JSON; resolves once the message is handed to stdout.
-   */
-  notify(method: string, params?: object): Promise<void>;
-  /** A diagnostic line for people, on stderr (stdout carries the protocol only). */
-  log(message: string): void;
-}
-
-/**
- * Answers one request: the result (`undefined` is sent as `null`), or throw {@linkcode LspResponseError}.
- * `params` is what the client sent, unchecked: an object, or `undefined`.
- *
- * @example
- * ```ts
- * const completion: LspRequestHandler = (params) => {
- *   const { position } = params as { position: { line: number; character: number } };
- *   return position.line === 0 ? [{ label: "title" }] : [];
- * };
- * ```
- */
-export type LspRequestHandler = (params: unknown, context: LspContext) => unknown;
-
-/**
- * Handles one notification; a throw is logged on stderr, never answered.
- *
- * @example
- * ```ts
- * const didOpen: LspNotificationHandler = async (params, { notify }) => {
- *   const { textDocument } = params as { textDocument: { uri: string } };
- *   await notify("textDocument/publishDiagnostics", { uri: textDocument.uri, diagnostics: [] });
- * };
- * ```
- */
-export type LspNotificationHandler = (params: unknown, context: LspContext) => void | Promise<void>;
-
-/**
- * The answer to `initialize`.
- *
- * @example
- * ```ts
- * const result: LspInitializeResult = { capabilities: { hoverProvider: true }, serverInfo: { name: "notes" } };
- * ```
- */
-export interface LspInitializeResult {
-  /** The server's capabilities (LSP `ServerCapabilities`). */
-  capabilities: Record<string, unknown>;
-  /** The server's name and version. */
-  serverInfo?: { name: string; version?: string };
-}
-
-/**
- * What an LSP server answers. The lifecycle methods — `initialize`, `initialized`, `shutdown`, `exit`,
- * `$/cancelRequest` — are handled by {@linkcode serveLsp}; give the rest by method name.
- *
- * @example
- * ```ts
- * const opened: unknown[] = [];
- * const handlers: LspHandlers = {
- *   initialize: () => ({ capabilities: { hoverProvider: true } }),
- *   requests: { "textDocument/hover": () => ({ contents: "hello" }) },
- *   notifications: { "textDocument/didOpen": (params) => void opened.push(params) },
- * };
- * ```
- */
-export interface LspHandlers {
-  /** Answers `initialize` with the server's capabilities. */
-  initialize(params: unknown, context: LspContext): LspInitializeResult | Promise<LspInitializeResult>;
-  /** Request handlers by method, e.g. `textDocument/completion`. */
-  requests?: Readonly<Record<string, LspRequestHandler>>;
-  /** Notification handlers by method, e.g. `textDocument/didOpen` or `initialized`. */
-  notifications?: Readonly<Record<string, LspNotificationHandler>>;
-  /** Runs on `shutdown`, before it is answered: release what the server holds. */
-  shutdown?(context: LspContext): void | Promise<void>;
-}
-
-/**
- * Options for {@linkcode serveLsp}: the framer's limits, and how many requests run at once.
- *
- * @example
- * ```ts
- * import type { ProtocolIO } from "@toolwire/toolwire";
- *
- * declare const io: ProtocolIO;
- * declare const handlers: LspHandlers;
- * await serveLsp(io, handlers, { maxMessageBytes: 8 << 20, maxInFlight: 16 });
- * ```
- */
-export interface LspOptions extends ContentLengthFramerOptions {
-  /** Requests handled at once; at the bound, reading pauses until one is answered. @default 64 */
-  maxInFlight?: number;
-}
+import type { LspContext, LspHandlers, LspOptions } from "./lsp_handlers.ts";
 
 /**
  * Serves the Language Server Protocol on a protocol command's stdin and stdout until the client ends the
@@ -160,6 +52,7 @@ export interface LspOptions extends ContentLengthFramerOptions {
  * @example
  * ```ts
  * import { createTool } from "@toolwire/toolwire";
+ * import type { LspHandlers } from "./lsp_handlers.ts";
  *
  * declare const handlers: LspHandlers;
  * const tool = createTool({ name: "notes", version: "1.0.0", description: "Keep notes" });

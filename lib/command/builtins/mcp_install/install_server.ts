@@ -15,23 +15,24 @@ import {
   removeFile,
 } from "../../../runtime/mod.ts";
 import {
-  absolutePath,
   assertWritable,
   type ConfigFile,
   copyFileExclusive,
+  readRegularFile,
+  replaceTextFile,
+  resolveConfigFile,
+  UnchangeableFile,
+} from "../../../runtime/config_file.ts";
+import {
+  absolutePath,
   isAbsolutePath,
-  LockDirectoryTimeout,
   parentDir,
   pathDelimiter,
   pathSeparator,
-  readRegularFile,
   relativePath,
-  replaceTextFile,
-  resolveConfigFile,
   sameFile,
-  UnchangeableFile,
-  withLockDirectory,
-} from "../../../runtime/config_file.ts";
+} from "../../../runtime/paths.ts";
+import { LockDirectoryTimeout, withLockDirectory } from "../../../runtime/lock_directory.ts";
 import { platformName, selfLaunch } from "../../../runtime/launch.ts";
 import { decodeConfig, mergeServer } from "./config_merge.ts";
 import {
