@@ -47,7 +47,7 @@ export type {
   ProtocolFailure,
   ProtocolIO,
   ProtocolLoop,
-} from "./lib/command/contract/contract.ts";
+} from "./lib/command/contract/command_definition.ts";
 
 // Failing with a declared exit code.
 export {

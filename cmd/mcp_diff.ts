@@ -18,7 +18,7 @@ import {
   type ToolDrift,
 } from "../lib/bridge/mod.ts";
 import { listLiveTools } from "./mcp_live_tools.ts";
-import { commandLineArgv } from "./exec_options.ts";
+import { commandLineArgv } from "./exec_flags.ts";
 import { EXEC_TOOLS_FLAGS } from "./mcp_snapshot.ts";
 
 /** Exit code of a comparison that found drift. */

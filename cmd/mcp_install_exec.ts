@@ -11,7 +11,7 @@ import {
   type McpInstallFlags,
 } from "../mod.ts";
 import { absolutePath, loadExecIdentity, loadExecManifest } from "../lib/bridge/mod.ts";
-import { EXEC_FLAGS, execServeArgs, execTarget, refuseWithoutExec } from "./exec_options.ts";
+import { EXEC_FLAGS, execServeArgs, execTarget, refuseWithoutExec } from "./exec_flags.ts";
 
 /**
  * What `toolwire mcp serve` needs on Deno: starting the CLI, reading its working directory, and its

@@ -9,7 +9,7 @@ import {
   type McpListenDefinition,
   type McpListenFlags,
 } from "../mod.ts";
-import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_options.ts";
+import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_flags.ts";
 
 const LISTEN_EXEC_FLAGS = {
   ...EXEC_FLAGS,

@@ -6,7 +6,7 @@
 import type { McpServeDefinition, McpServeFlags, ProtocolCommandDefinition } from "../mod.ts";
 import { serveMcp } from "../lib/protocol/mcp/mod.ts";
 import { mcpServeLimits } from "../lib/bridge/mod.ts";
-import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_options.ts";
+import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_flags.ts";
 
 const SERVE_EXEC_FLAGS = {
   ...EXEC_FLAGS,

@@ -11,7 +11,7 @@ import {
   renderPlainData,
   servedCommands,
 } from "../lib/bridge/mod.ts";
-import { commandLineArgv } from "./exec_options.ts";
+import { commandLineArgv } from "./exec_flags.ts";
 
 /** The flags `mcp snapshot` and `mcp diff` share: which CLI, where, and which of its tools. */
 export const EXEC_TOOLS_FLAGS = {

@@ -13,7 +13,7 @@ import {
 } from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { nonEmptyLines, outcome } from "./evidence.ts";
-import { type CheckedCommand, show } from "./subject.ts";
+import { type CheckedCommand, show } from "./checked_command.ts";
 
 /** A flag no command takes: every refusal probe passes it. */
 export const INVALID_FLAG = "--definitely-not-a-flag";
@@ -25,7 +25,7 @@ export const INVALID_FLAG = "--definitely-not-a-flag";
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // a command of the CLI's manifest
  * const ledger = new Ledger();
@@ -56,7 +56,7 @@ export function checkHelp(ledger: Ledger, command: CheckedCommand, run: ChildRun
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // `notes lsp`
  * const ledger = new Ledger();
@@ -91,7 +91,7 @@ export function checkProtocolInvalidFlag(ledger: Ledger, command: CheckedCommand
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // `notes list`
  * const ledger = new Ledger();
@@ -117,7 +117,7 @@ export function checkOrdinaryInvalidFlag(ledger: Ledger, command: CheckedCommand
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // `notes list`
  * const ledger = new Ledger();
@@ -178,7 +178,7 @@ export function observeOrdinaryRun(
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // `notes lsp`
  * const ledger = new Ledger();

@@ -14,7 +14,7 @@ import {
 import { observeOrdinaryRun } from "./command_checks.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines } from "./evidence.ts";
-import { type CheckedCommand, commandsOf, isProtocol, show } from "./subject.ts";
+import { type CheckedCommand, commandsOf, isProtocol, show } from "./checked_command.ts";
 
 /**
  * Records what the run of `<cli> --format json manifest` shows, and returns the CLI's commands — or

@@ -15,7 +15,7 @@ import {
 } from "../../lib/bridge/mod.ts";
 import type { Ledger } from "./criteria.ts";
 import { clip, nonEmptyLines, outcome } from "./evidence.ts";
-import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
+import { type CheckedCommand, declaresExit, isProtocol, show } from "./checked_command.ts";
 
 /** How to make preparation fail, as the user gave it. */
 export interface PrepareFailureOptions {
@@ -96,7 +96,7 @@ function triggerArgv(value: string): string[] {
  *
  * @example
  * ```ts
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const commands: CheckedCommand[]; // from checkManifest
  * resolveTriggers(commands, [["lsp", "--config", "missing.toml"]])[0]?.command.path; // "lsp"

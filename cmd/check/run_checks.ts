@@ -26,7 +26,7 @@ import { type CriterionResult, Ledger } from "./criteria.ts";
 import { checkManifest } from "./manifest_checks.ts";
 import { checkPrepareFailure, type PrepareFailureOptions, resolveTriggers } from "./prepare_failure.ts";
 import { checkMcpToolList, checkServer } from "./server_checks.ts";
-import { isProtocol, show } from "./subject.ts";
+import { isProtocol, show } from "./checked_command.ts";
 
 /** Options of {@linkcode runChecks}. */
 export interface CheckOptions {

@@ -9,7 +9,7 @@ import { McpProbe } from "./mcp_probe.ts";
 import { framingOf, isFramed, probeFor, SPOKEN_PROTOCOLS } from "./protocol_probe.ts";
 import type { ProtocolProbe, Seen } from "./probe.ts";
 import { type Framing, ServerSession } from "./server_session.ts";
-import { type CheckedCommand, declaresExit, isProtocol, show } from "./subject.ts";
+import { type CheckedCommand, declaresExit, isProtocol, show } from "./checked_command.ts";
 
 /** What a live check needs: each wait's limit, and the signal that ends the run. */
 export interface SessionOptions {
@@ -33,7 +33,7 @@ const IDLE_WATCH_MS = 2_500;
  * @example
  * ```ts
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const command: CheckedCommand; // `notes lsp`
  * const ledger = new Ledger();
@@ -228,7 +228,7 @@ async function afterLostFraming(
  * @example
  * ```ts
  * import { Ledger } from "./criteria.ts";
- * import type { CheckedCommand } from "./subject.ts";
+ * import type { CheckedCommand } from "./checked_command.ts";
  *
  * declare const commands: CheckedCommand[]; // from checkManifest
  * const ledger = new Ledger();

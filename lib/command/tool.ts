@@ -19,7 +19,7 @@ import type {
   FlagSpec,
   PositionalSpec,
   ProtocolCommandDefinition,
-} from "./contract/contract.ts";
+} from "./contract/command_definition.ts";
 import { dispatch } from "./cli/dispatch.ts";
 import { makeEnvelope } from "./contract/envelope.ts";
 import { ExitCode } from "../exit_code.ts";

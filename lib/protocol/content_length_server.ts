@@ -15,7 +15,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, sizeLimit } from "../framing/limits.ts";
 import type { CancelScope } from "./cancel_scope.ts";
 import { FrameSession, type FrameStep } from "./frame_session.ts";
 import type { InFlight } from "./in_flight.ts";
-import type { ProtocolFailure, ProtocolIO } from "./protocol_loop.ts";
+import type { ProtocolFailure, ProtocolIO } from "./protocol_io.ts";
 import { framingFailure } from "./session_end.ts";
 
 /**
@@ -70,7 +70,7 @@ export interface FrameAnswers {
  *
  * @example
  * ```ts
- * import type { ProtocolIO } from "./protocol_loop.ts";
+ * import type { ProtocolIO } from "./protocol_io.ts";
  *
  * declare const io: ProtocolIO;
  * declare const answers: FrameAnswers;

@@ -1,4 +1,4 @@
-import type { ProtocolFailure } from "./protocol_loop.ts";
+import type { ProtocolFailure } from "./protocol_io.ts";
 import { ExitCode } from "../exit_code.ts";
 
 /**

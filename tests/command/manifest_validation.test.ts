@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RegistrationError } from "../../lib/command/contract/command_error.ts";
-import type { CommandDefinition } from "../../lib/command/contract/contract.ts";
+import type { CommandDefinition } from "../../lib/command/contract/command_definition.ts";
 import { validateEnvelope } from "../../lib/command/contract/envelope_validation.ts";
 import { manifestEntry } from "../../lib/command/contract/manifest.ts";
 import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";

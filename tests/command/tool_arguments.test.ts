@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import fc from "fast-check";
-import type { CommandDefinition, FlagType } from "../../lib/command/contract/contract.ts";
+import type { CommandDefinition, FlagType } from "../../lib/command/contract/command_definition.ts";
 import {
   type CommandEntry,
   type FlagEntry,

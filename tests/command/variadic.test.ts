@@ -2,7 +2,7 @@
 // manifest, help, and the MCP input schema.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { CommandDefinition, PositionalSpec } from "../../lib/command/contract/contract.ts";
+import type { CommandDefinition, PositionalSpec } from "../../lib/command/contract/command_definition.ts";
 import { commandHelp } from "../../lib/command/cli/help_text.ts";
 import { completePositionals, type InputIssue } from "../../lib/command/input/input_values.ts";
 import { manifestEntry } from "../../lib/command/contract/manifest.ts";

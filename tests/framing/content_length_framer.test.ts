@@ -9,7 +9,7 @@ import {
   encodeContentLength,
   OVERSIZED_HEAD_BYTES,
 } from "../../lib/framing/content_length_framer.ts";
-import { peekTopLevelMembers } from "../../lib/protocol/json_head.ts";
+import { peekTopLevelMembers } from "../../lib/protocol/peek_members.ts";
 import { concat, countTouchedBytes } from "../helpers/bytes.ts";
 
 const encoder = new TextEncoder();

@@ -3,7 +3,7 @@
  * writes framed messages to the loop's stdin and reads what the loop wrote to stdout, strictly parsed.
  */
 import { Buffer } from "node:buffer";
-import type { ProtocolIO } from "../../lib/command/contract/contract.ts";
+import type { ProtocolIO } from "../../lib/command/contract/command_definition.ts";
 import { streamChannel } from "../../lib/runtime/byte_channel.ts";
 import { frame, parseFrames } from "./framed.ts";
 import type { Loose } from "./run.ts";

@@ -3,7 +3,7 @@ import { ExitCode } from "../../exit_code.ts";
 import { GLOBAL_FLAGS } from "../contract/framework_flags.ts";
 import { quote } from "../input/input_values.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
-import type { CommandDefinition } from "../contract/contract.ts";
+import type { CommandDefinition } from "../contract/command_definition.ts";
 import type { CompletionShell } from "./completions/completion_script.ts";
 
 /** The shells `tool completions` writes a script for. */

@@ -2,7 +2,7 @@ import type { ToolHost } from "../contract/tool_host.ts";
 import manifestSchema from "../../../schema/manifest.schema.json" with { type: "json" };
 import type { Manifest } from "../contract/manifest.ts";
 import { commandWords } from "../contract/command_words.ts";
-import type { CommandDefinition } from "../contract/contract.ts";
+import type { CommandDefinition } from "../contract/command_definition.ts";
 
 /**
  * Registers the built-in `manifest` on a tool; every tool has it.

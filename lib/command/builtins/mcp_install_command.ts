@@ -1,4 +1,4 @@
-import type { CommandContext, CommandDefinition } from "../contract/contract.ts";
+import type { CommandContext, CommandDefinition } from "../contract/command_definition.ts";
 import { MCP_INSTALL_FLAGS, type McpInstallFlags, type ServeTarget } from "./mcp_install/install_flags.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
 

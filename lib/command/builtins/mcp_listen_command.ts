@@ -5,7 +5,7 @@
  * and it is never an MCP tool itself.
  * @module
  */
-import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/contract.ts";
+import type { CommandContext, CommandDefinition, FlagSpec } from "../contract/command_definition.ts";
 import { commandCatalog } from "../mcp/command_catalog.ts";
 import { servedBy } from "./mcp_serve_command.ts";
 import { MCP_LISTEN_FLAGS, type McpListenFlags, type ServedTools } from "./mcp_listen/listen_flags.ts";

@@ -1,5 +1,5 @@
 import { closestMatch } from "../input/closest_match.ts";
-import type { FlagSpec } from "../contract/contract.ts";
+import type { FlagSpec } from "../contract/command_definition.ts";
 import { coerceText, type InputIssue, quote } from "../input/input_values.ts";
 import { commandWords } from "../contract/command_words.ts";
 import type { CommandLookup } from "../contract/command_lookup.ts";

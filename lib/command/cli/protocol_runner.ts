@@ -7,14 +7,14 @@ import type {
   ProtocolFailure,
   ProtocolIO,
   ProtocolLoop,
-} from "../contract/contract.ts";
+} from "../contract/command_definition.ts";
 import { runWithDeadline } from "../run/deadline.ts";
 import { HandlerContext } from "../run/handler_context.ts";
 import { clearLongTimeout } from "../run/time_limit.ts";
 import { type ErrorDetail, makeEnvelope, type Warning } from "../contract/envelope.ts";
 import { cancelledError, timeoutError } from "../run/framework_errors.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
-import type { OutputFormat } from "../contract/contract.ts";
+import type { OutputFormat } from "../contract/command_definition.ts";
 import type { CommandInput } from "../input/input_values.ts";
 import { renderPlainError } from "./plain_text.ts";
 import { textStyle } from "./terminal_style.ts";

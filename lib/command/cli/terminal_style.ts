@@ -13,7 +13,7 @@
  * @module
  */
 import { isTerminal, optionalEnv } from "../../runtime/mod.ts";
-import type { OutputFormat } from "../contract/contract.ts";
+import type { OutputFormat } from "../contract/command_definition.ts";
 
 /** How text is marked up for one stream: modest ANSI styles, or none at all. */
 export interface TextStyle {

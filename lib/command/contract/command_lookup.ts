@@ -1,4 +1,4 @@
-import type { FlagSpec } from "./contract.ts";
+import type { FlagSpec } from "./command_definition.ts";
 
 /**
  * What the argv parser needs to know about the registered commands: the registry's view for it

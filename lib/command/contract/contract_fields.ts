@@ -1,4 +1,4 @@
-import type { CommandContract } from "./contract.ts";
+import type { CommandContract } from "./command_definition.ts";
 
 /**
  * The declared fields of a command contract that a manifest entry carries as they are, in the fixed order

@@ -3,7 +3,7 @@
  * that a protocol command takes none of the framework's per-invocation flags.
  * @module
  */
-import type { FlagSpec, FlagType, PositionalSpec } from "./contract.ts";
+import type { FlagSpec, FlagType, PositionalSpec } from "./command_definition.ts";
 import { COMMAND_FRAMEWORK_FLAGS, GLOBAL_FLAGS, RESERVED_FLAG_NAMES } from "./framework_flags.ts";
 import { checkKnownFields, type Fail, isStringArray, KEBAB, type Subject } from "./rule_kit.ts";
 import { isRecord } from "../../json.ts";

@@ -1,4 +1,4 @@
-import { type CommandContract, type FlagSpec, FORMATS } from "./contract.ts";
+import { type CommandContract, type FlagSpec, FORMATS } from "./command_definition.ts";
 import { ExitCode, type ExitCodeTable, type SideEffects } from "../../exit_code.ts";
 import { commandWords } from "./command_words.ts";
 

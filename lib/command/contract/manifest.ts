@@ -1,8 +1,13 @@
-import type { AnyCommandDefinition, CommandContract, FlagSpec, PositionalSpec } from "./contract.ts";
+import type {
+  AnyCommandDefinition,
+  CommandContract,
+  FlagSpec,
+  PositionalSpec,
+} from "./command_definition.ts";
 import { CONTRACT_FIELDS, DEFAULT_FORMAT_MEMBER } from "./contract_fields.ts";
 import type { ExitCodeTable } from "../../exit_code.ts";
 import { frameworkExitCodes, frameworkFlagsFor } from "./framework_flags.ts";
-import type { OutputFormat } from "./contract.ts";
+import type { OutputFormat } from "./command_definition.ts";
 import { canonicalJson, copyJson, sha256Tag } from "../../json.ts";
 
 /** The manifest schema version this framework writes (REQ-O-041 with REQ-C-032's 3.16/3.17 fields). */

@@ -1,10 +1,10 @@
-import type { AnyCommandDefinition } from "./contract.ts";
+import type { AnyCommandDefinition } from "./command_definition.ts";
 import { checkFlags, checkPositionals } from "./flag_rules.ts";
 import { checkKnownFields, type Fail, isStringArray, KEBAB, type Subject } from "./rule_kit.ts";
 import { RegistrationError } from "./command_error.ts";
 import { CONTRACT_FIELDS, DEFAULT_FORMAT_MEMBER, EARLIER_ENTRY_MEMBERS } from "./contract_fields.ts";
 import { exitCodeName, isDeclarableExitCode } from "../../exit_code.ts";
-import { FORMATS } from "./contract.ts";
+import { FORMATS } from "./command_definition.ts";
 import { outputSchemaProblem } from "./output_schema.ts";
 import { isRecord } from "../../json.ts";
 

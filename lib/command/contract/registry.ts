@@ -6,7 +6,7 @@ import type {
   FlagSpec,
   PositionalSpec,
   ProtocolCommandDefinition,
-} from "./contract.ts";
+} from "./command_definition.ts";
 import { RegistrationError } from "./command_error.ts";
 import { frameworkFlagsFor, GLOBAL_FLAGS, protocolRefusal } from "./framework_flags.ts";
 import { assembleManifest, type CommandEntry, type Manifest, manifestEntry } from "./manifest.ts";

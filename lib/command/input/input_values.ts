@@ -1,5 +1,5 @@
 import { closestMatch } from "./closest_match.ts";
-import type { FlagSpec, PositionalSpec } from "../contract/contract.ts";
+import type { FlagSpec, PositionalSpec } from "../contract/command_definition.ts";
 import { copyJson, SAFE_INTEGER_RANGE } from "../../json.ts";
 
 /** One thing wrong with an invocation's input; all of them are collected before anything runs. */

@@ -1,5 +1,5 @@
 import { getEnv } from "../../runtime/mod.ts";
-import type { CommandDefinition } from "../contract/contract.ts";
+import type { CommandDefinition } from "../contract/command_definition.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
 import { executeCommand } from "../run/executor.ts";
 import { IdempotencyStore } from "../run/idempotency_store.ts";

@@ -1,5 +1,5 @@
 import type { McpTool } from "../../protocol/mcp/tool_catalog.ts";
-import type { FlagSpec } from "../contract/contract.ts";
+import type { FlagSpec } from "../contract/command_definition.ts";
 import {
   checkJson,
   completeAbsentFlag,

@@ -1,6 +1,6 @@
 import { ExitCode } from "../../exit_code.ts";
 import { commandWords } from "../contract/command_words.ts";
-import type { DangerLevel } from "../contract/contract.ts";
+import type { DangerLevel } from "../contract/command_definition.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 
 /**

@@ -5,7 +5,7 @@ import { cancelledError, timeoutError } from "./framework_errors.ts";
 import type { CancelSignal } from "../../protocol/cancel_scope.ts";
 import { isThenable, runWithDeadline, type Settled } from "./deadline.ts";
 import { HandlerContext } from "./handler_context.ts";
-import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/contract.ts";
+import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/command_definition.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";

@@ -1,5 +1,5 @@
 import type { CancelScope } from "../../protocol/cancel_scope.ts";
-import type { CommandContext } from "../contract/contract.ts";
+import type { CommandContext } from "../contract/command_definition.ts";
 import type { CommandInput } from "../input/input_values.ts";
 
 /**

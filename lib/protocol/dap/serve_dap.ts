@@ -18,7 +18,7 @@
  * - Requests run concurrently, up to a bound; each message is written whole, never interleaved. Responses
  *   from the client (to reverse requests) match nothing the adapter sent and are ignored.
  */
-import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
+import type { ProtocolFailure, ProtocolIO } from "../protocol_io.ts";
 import { type ContentLengthFramerOptions, encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
   ContentLengthServer,
@@ -27,7 +27,7 @@ import {
   type FrameOutcome,
   frameResponse,
 } from "../content_length_server.ts";
-import { peekTopLevelMembers } from "../json_head.ts";
+import { peekTopLevelMembers } from "../peek_members.ts";
 import { decodeJson } from "../json_rpc.ts";
 
 /**

@@ -18,7 +18,7 @@
  * - Every response and notification is written whole, never interleaved. The server sends no requests, so a
  *   response from the client matches nothing and is ignored.
  */
-import type { ProtocolFailure, ProtocolIO } from "../protocol_loop.ts";
+import type { ProtocolFailure, ProtocolIO } from "../protocol_io.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { encodeContentLength } from "../../framing/content_length_framer.ts";
 import {
@@ -28,7 +28,7 @@ import {
   type FrameOutcome,
   frameResponse,
 } from "../content_length_server.ts";
-import { peekTopLevelMembers } from "../json_head.ts";
+import { peekTopLevelMembers } from "../peek_members.ts";
 import {
   classifyMessage,
   decodeJson,

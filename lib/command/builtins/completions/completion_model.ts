@@ -1,4 +1,4 @@
-import type { FlagSpec } from "../../contract/contract.ts";
+import type { FlagSpec } from "../../contract/command_definition.ts";
 import type { CommandEntry } from "../../contract/manifest.ts";
 
 /** A flag as a completion script offers it. */

@@ -1,4 +1,4 @@
-import type { FlagSpec } from "../../contract/contract.ts";
+import type { FlagSpec } from "../../contract/command_definition.ts";
 import type { CommandEntry } from "../../contract/manifest.ts";
 import { bashCompletion } from "./bash_completion.ts";
 import { type CompletionModel, completionModel } from "./completion_model.ts";

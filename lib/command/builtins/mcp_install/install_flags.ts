@@ -1,4 +1,4 @@
-import type { FlagSpec } from "../../contract/contract.ts";
+import type { FlagSpec } from "../../contract/command_definition.ts";
 import { MCP_CLIENT_NAMES } from "./client_names.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { CommandError } from "../../contract/command_error.ts";
-import type { CommandContext } from "../../contract/contract.ts";
+import type { CommandContext } from "../../contract/command_definition.ts";
 import type { Warning } from "../../contract/envelope.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import {

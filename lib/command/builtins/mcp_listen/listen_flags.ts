@@ -1,4 +1,4 @@
-import type { FlagSpec } from "../../contract/contract.ts";
+import type { FlagSpec } from "../../contract/command_definition.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../../protocol/slot_pool.ts";
 import { LISTENER_DEFAULTS } from "../../../protocol/mcp/listener_defaults.ts";
 import type { McpCoreOptions } from "../../../protocol/mcp/mcp_core.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { CommandError } from "../../contract/command_error.ts";
-import type { CommandContext } from "../../contract/contract.ts";
+import type { CommandContext } from "../../contract/command_definition.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import { listenMcp } from "../../../protocol/mcp/mcp_listener.ts";
 import { listenMcpHttp } from "../../../protocol/mcp/http_listener.ts";

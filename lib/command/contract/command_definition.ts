@@ -1,7 +1,7 @@
 import type { ExitCodeTable } from "../../exit_code.ts";
-import type { ProtocolLoop } from "../../protocol/protocol_loop.ts";
+import type { ProtocolLoop } from "../../protocol/protocol_io.ts";
 
-export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../../protocol/protocol_loop.ts";
+export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../../protocol/protocol_io.ts";
 import type { Warning } from "./envelope.ts";
 
 /** Output formats of `--format`. */
