@@ -51,9 +51,8 @@ export function parseJson(text: string): unknown {
 export const SAFE_INTEGER_RANGE = "from -(2^53 - 1) to 2^53 - 1";
 
 /**
- * A deep copy of JSON data — what a manifest holds, and what it prints. Not `structuredClone`: in Node 20
- * its first call sets up a MessageChannel and loads the worker modules, several milliseconds of the startup
- * of every `mcp serve`.
+ * A deep copy of JSON data — what a manifest holds, and what it prints. Not `structuredClone`, whose first
+ * call costs every `mcp serve` start (docs/performance.md#code-shapes).
  *
  * @example
  * ```ts

@@ -60,16 +60,15 @@ const SIGNUMS: Record<string, number> = {
 };
 
 /**
- * `node:child_process`, loaded on first spawn: most invocations never start a child, and loading it costs
- * every process's startup a few milliseconds (MCP clients in auto mode start a server twice per connect).
+ * `node:child_process`, loaded on first spawn: most invocations never start a child
+ * (docs/performance.md#where-the-start-goes-node-20).
  */
 function childProcessModule(): typeof NodeChildProcess {
   return nodeProcess().getBuiltinModule("node:child_process") as typeof NodeChildProcess;
 }
 
 /**
- * `node:stream`, likewise on first spawn: a static import makes every start build its ES module facade,
- * whose getters load parts of the stream library no start needs (~0.5 ms).
+ * `node:stream`, likewise on first spawn: a static import would cost every start.
  */
 function streamModule(): typeof import("node:stream") {
   return nodeProcess().getBuiltinModule("node:stream");

@@ -1,11 +1,9 @@
 /**
  * Node's `process`, and the Node built-ins the runtime adapter loads on first use.
  *
- * Read from the global at each use, never imported or read at import time: importing `node:process` as an
- * ES module makes Node build a module facade that reads every property of `process` once — creating stdin,
- * stdout and stderr — about a millisecond of every start. Deno 2 has the same global, but the first read of
- * it loads Deno's Node compatibility layer (~5 ms), and so does a static `node:path` or `node:url` import;
- * the adapter's Deno paths use the `Deno` namespace and reach these only for what Deno has no API of its
+ * Read from the global at each use, never imported or read at import time: either would cost every start
+ * (on Deno it loads the Node compatibility layer; docs/performance.md#what-a-start-must-not-touch-on-deno).
+ * The adapter's Deno paths use the `Deno` namespace and reach these only for what Deno has no API of its
  * own for (files through `node:fs`, child processes, sockets).
  * @module
  */

@@ -5,9 +5,8 @@ import { releaseFifoWaits } from "./fifo_waits.ts";
 
 /**
  * Milliseconds since an arbitrary fixed point, never going backwards: the clock for durations. On Node it
- * reads `process.hrtime.bigint()`, because the first `performance.now()` loads a dozen `perf_hooks` modules —
- * a few milliseconds of every process's startup — and `process.hrtime()` makes an array per reading (every
- * call reads the clock twice). A double holds the nanoseconds exactly for 104 days of uptime.
+ * reads `process.hrtime.bigint()`, which costs a start nothing (docs/performance.md#code-shapes). A double
+ * holds the nanoseconds exactly for 104 days of uptime.
  *
  * @example
  * ```ts

@@ -82,9 +82,8 @@ export function nodeStreamReader(
   // Only this reader pauses the stream, so it resumes it only after pausing: `resume()` on a flowing stream
   // is two calls into Node's stream code per read for nothing.
   let paused = false;
-  // A session passes the same signal to every read: it is listened to once, not per read — adding and
-  // removing an EventTarget listener costs more than the rest of a small read together — and whether it
-  // fired is known from that listener, not asked of the signal per read.
+  // A session passes the same signal to every read: it is listened to once, not per read, and whether it
+  // fired is known from that listener (docs/performance.md#code-shapes).
   const listened = new WeakSet<AbortSignal>();
   const settle = (chunk: Uint8Array | null) => {
     const resolve = resolveRead;
@@ -152,11 +151,10 @@ export function nodeStreamReader(
 }
 
 /**
- * Deno: `Deno.stdin.read` into one reused buffer — under half the CPU per one-at-a-time request of
- * `Deno.stdin.readable`. A pending read cannot be cancelled, so an abort settles the caller's promise with
- * `null` instead, and reading is over for good then: the lost read's bytes are never looked at, and no
- * second read may start while it is pending. One abort listener serves every read with the same signal: a
- * listener and a race per read were about a tenth of the main thread's work for a one-at-a-time request.
+ * Deno: `Deno.stdin.read` into one reused buffer (cheaper than `Deno.stdin.readable`, docs/performance.md#deno).
+ * A pending read cannot be cancelled, so an abort settles the caller's promise with `null` instead, and
+ * reading is over for good then: the lost read's bytes are never looked at, and no second read may start
+ * while it is pending. One abort listener serves every read with the same signal.
  */
 function denoStdinReader(stdin: DenoApi["stdin"]): (signal?: AbortSignal) => Promise<Uint8Array | null> {
   const buffer = new Uint8Array(64 * 1024);

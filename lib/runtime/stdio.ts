@@ -95,9 +95,8 @@ export function isClosedPipe(error: unknown): boolean {
 
 /**
  * Deno: text is encoded into one reused scratch buffer and written from there, a piece at a time when it is
- * longer — never encoded whole. A whole-text `encode` costs an ArrayBuffer per message, and for a big
- * message a copy of all its bytes at once (a 16 MiB reply: 16 MiB more at the peak, on top of the text).
- * A write that starts while another one still owns the scratch buffer gets a buffer of its own.
+ * longer — never encoded whole, so a big reply is not held twice (docs/performance.md#deno). A write that
+ * starts while another one still owns the scratch buffer gets a buffer of its own.
  */
 function denoWriteAll(
   writer: { write(bytes: Uint8Array): Promise<number> },
@@ -115,8 +114,7 @@ function denoWriteAll(
   };
   let scratch: Uint8Array | undefined;
   let scratchBusy = false;
-  // One async function per message, its write loop inline and the scratch buffer let go in its own
-  // `finally`: a wrapper and a helper of their own cost a promise, an await and a few ticks each per answer.
+  // One async function per message, its write loop inline (docs/performance.md#deno).
   const writeText = async (text: string, buffer: Uint8Array, owned: boolean) => {
     try {
       // encodeInto stops before a character that does not fit, so no piece splits a surrogate pair; the rest

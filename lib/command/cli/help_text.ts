@@ -117,8 +117,7 @@ export function toolHelp(
     "",
     style.heading("Commands:"),
   ];
-  // Code-unit order: the same under every locale, and localeCompare's first call loads ICU's collation
-  // data — ~70 M instructions, more than the rest of a `--help` costs the tool.
+  // Code-unit order: the same under every locale, and no collation data loaded (docs/performance.md#code-shapes).
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   lines.push(
     ...table(

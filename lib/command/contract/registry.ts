@@ -23,9 +23,7 @@ export interface RegisteredCommand {
 
 /**
  * A built-in's definition is built, and its entry computed, on first use: a tool's start then builds only
- * the built-ins it runs or shows (an `mcp serve` two of the four, a tool's own command none). Each definition
- * is a function of object literals — flags, exit codes, examples — that V8 compiles in full before it runs
- * once, and with its manifest entry that cost every start of every tool ~2-4 M instructions on Node.
+ * the built-ins it runs or shows (docs/performance.md#where-the-start-goes-node-20).
  */
 class LazyBuiltin implements RegisteredCommand {
   readonly path: string;
@@ -119,10 +117,9 @@ export class CommandRegistry {
 
   /**
    * Registers one of the framework's own built-in definitions as it ships, not extended by the tool: the
-   * same as {@linkcode register} without checking the contract rules. Every tool registers four built-ins
-   * at every start, and running the checks on them would cost each start ~0.5 ms to learn what the tests
-   * prove once (tests/command/builtins.test.ts holds every built-in to the rules). A path or alias that is
-   * taken is still refused.
+   * same as {@linkcode register} without checking the contract rules, which would cost every start of every
+   * tool to learn what tests/command/builtins.test.ts proves once. A path or alias that is taken is still
+   * refused.
    *
    * Given as a function (without aliases), the definition is built on first use. `served: false` says that
    * the definition is never an MCP tool (`mcp: false`, or a protocol server): {@linkcode servableEntries}

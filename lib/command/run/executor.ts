@@ -263,9 +263,8 @@ function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelo
 }
 
 /**
- * The envelope of a handler that did not return. A function apart from {@linkcode outcomeEnvelope}, which
- * every call runs: V8 compiles a function whole, on its first call and again into baseline code once it runs
- * often, so these rarer cases kept inline would be compiled by every server that answers calls.
+ * The envelope of a handler that did not return: the rare cases apart from {@linkcode outcomeEnvelope}, which
+ * every call runs (docs/performance.md#code-shapes).
  */
 function failureEnvelope(
   execution: Execution,

@@ -72,8 +72,8 @@ export function setLongTimeout(callback: () => void, ms: number): LongTimeout {
 
 /**
  * Cancels a timer of {@linkcode setLongTimeout} or of `setTimeout`; `undefined` or a timer that has fired is
- * fine. `undefined` touches no timer function at all: on Deno the first use of the global `setTimeout` or
- * `clearTimeout` loads its Node-compatible timers (~4 ms), which a run that never armed a timer should not pay.
+ * fine. `undefined` touches no timer function at all: a run that never armed a timer pays nothing for one
+ * (docs/performance.md#what-a-start-must-not-touch-on-deno).
  *
  * @example
  * ```ts

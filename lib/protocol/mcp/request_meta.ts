@@ -2,8 +2,7 @@ import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 import { isRecord, SAFE_INTEGER_RANGE } from "../../json.ts";
 
-// The keys as constants of their own, not properties of one object: every modern request reads them, and a
-// property of an object is a property load per use before the optimising tier.
+// Constants, not one object's properties: every modern request reads them (docs/performance.md#code-shapes).
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
@@ -87,8 +86,7 @@ export function validateRequestMeta(
     return envelopeError("progressToken", `not a string or an integer ${SAFE_INTEGER_RANGE}`);
   }
   if (!MODERN_VERSIONS.includes(version)) return { error: unsupportedVersion(version) };
-  // Assigned, not spread in: this runs for every modern request, and spreading a conditional literal is a
-  // runtime call per key in V8's baseline tiers.
+  // Assigned, not spread in: this runs for every modern request (docs/performance.md#code-shapes).
   const checked: RequestMeta = { protocolVersion: version, clientCapabilities: capabilities };
   if (clientInfo !== undefined) checked.clientInfo = clientInfo;
   if (logLevel !== undefined) checked.logLevel = logLevel as LogLevel;
