@@ -94,10 +94,10 @@ describe("mcp install --scope project: a file the team checks in", () => {
           entry.args.includes(`\${workspaceFolder}/${SCRIPT_IN_PROJECT}`),
           JSON.stringify(entry.args),
         );
-        const substituted = {
-          ...entry,
-          args: entry.args.map((arg: string) => arg.replace("${workspaceFolder}", ROOT.replace(/\/$/, ""))),
-        };
+        // The client substitutes its variables in the command too (a runtime inside the project, as
+        // node_modules/deno/deno in a clone, is written relative to it as well).
+        const folder = (text: string) => text.replace("${workspaceFolder}", ROOT.replace(/\/$/, ""));
+        const substituted = { ...entry, command: folder(entry.command), args: entry.args.map(folder) };
         assert.ok((await toolsOf(substituted, box.home)).includes("add"));
       } finally {
         box.cleanup();
