@@ -1,10 +1,11 @@
 /**
  * An MCP server listening on HTTP, spawned for real: `notes mcp listen http://…` or `toolwire mcp listen
- * --exec <notes> http://…`, each with a NOTES_HOME of its own, its URL read from the stderr line that names
- * it, and a raw `post` for the wire rules.
+ * --exec <notes> http://…` (or any listener), each with a NOTES_HOME of its own, its URL read from the stderr
+ * line that names it; `post` and `rawHttp` for the wire rules.
  */
 import type { ChildProcess } from "node:child_process";
-import { finished, NOTES, onlyEnvelope, run, type RunResult, start, tempDir } from "./run.ts";
+import { connect } from "node:net";
+import { finished, type Loose, NOTES, onlyEnvelope, run, type RunResult, start, tempDir } from "./run.ts";
 import { execLine, TOOLWIRE } from "./toolwire.ts";
 
 /** The two servers every HTTP test runs against. */
@@ -83,34 +84,98 @@ export async function startHttpListener(
   };
 }
 
-const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-
-/** The `_meta` of a 2026-07-28 request. */
-export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** The headers a 2026-07-28 request must carry, for `method` (and `name`, for a `tools/call`). */
+export function modernHeaders(method: string, name?: string): Record<string, string> {
   return {
-    [VERSION_KEY]: "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "toolwire-http-test", version: "1.0.0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-    ...extra,
-  };
-}
-
-/** A 2026-07-28 request body and the headers that must go with it. */
-export function modernPost(
-  id: number | string,
-  method: string,
-  params: Record<string, unknown> = {},
-  meta: Record<string, unknown> = {},
-): { body: Record<string, unknown>; headers: Record<string, string> } {
-  const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": method,
+    ...(name === undefined ? {} : { "mcp-name": name }),
   };
-  if (method === "tools/call" && typeof params.name === "string") headers["mcp-name"] = params.name;
+}
+
+/** The headers of a legacy request at `version` (none: a 2025-03-26 client, which sent no version header). */
+export function legacyHeaders(version?: string): Record<string, string> {
   return {
-    body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta(meta) } },
-    headers,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(version === undefined ? {} : { "mcp-protocol-version": version }),
   };
+}
+
+/** An answer, read whole. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: Loose;
+}
+
+/** POSTs `body` (an object is sent as JSON, a string as it is) and reads the whole answer. */
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  init: { method?: string; signal?: AbortSignal } = {},
+): Promise<Answer> {
+  const response = await fetch(url, {
+    method: init.method ?? "POST",
+    headers,
+    ...(init.method === "GET" ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    ...(init.signal === undefined ? {} : { signal: init.signal }),
+  });
+  const text = await response.text();
+  let json: Loose;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** The messages of an event stream's text, in order; comment lines are counted apart. */
+export function sseMessages(text: string): { messages: Loose[]; comments: number } {
+  const messages: Loose[] = [];
+  let comments = 0;
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith("data:")) messages.push(JSON.parse(line.slice(5)));
+    else if (line.startsWith(":")) comments++;
+  }
+  return { messages, comments };
+}
+
+/** The port of a listener's URL. */
+export function portOf(url: string): number {
+  return Number(new URL(url).port);
+}
+
+/**
+ * Writes raw bytes to the port and collects what comes back until the server closes the connection, or
+ * `waitMs` passes (then `closed` is false). For what fetch will not send: a Host of one's choosing, headers
+ * or a body that never finish.
+ */
+export function rawHttp(
+  port: number,
+  text: string,
+  waitMs = 10_000,
+): Promise<{ reply: string; closed: boolean; afterMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let reply = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ reply, closed: false, afterMs: Date.now() - started });
+    }, waitMs);
+    socket.on("data", (chunk: Buffer) => (reply += chunk.toString("utf8")));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ reply, closed: true, afterMs: Date.now() - started });
+    });
+    socket.write(text);
+  });
 }

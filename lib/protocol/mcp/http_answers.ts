@@ -3,7 +3,7 @@
  * answer — and the error responses the endpoint gives before any method runs.
  * @module
  */
-import type { EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
+import type { BodyProblem, EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
 import type { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { errorStatus } from "./http_headers.ts";
@@ -137,23 +137,28 @@ export function rpcError(
   return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(errorResponse(id, error)) };
 }
 
+/**
+ * The answer to a body that was not read whole. The rest of it may still be coming, so the connection is
+ * closed after the answer rather than kept for another request.
+ */
 export function bodyProblem(
-  problem: "too-large" | "timed-out" | "aborted",
+  problem: BodyProblem,
   max: number,
   cors: Record<string, string>,
-) {
+): HttpResponse {
+  const headers = { ...cors, connection: "close" };
   if (problem === "too-large") {
     return rpcError(413, null, {
       code: RpcErrorCode.INVALID_REQUEST,
       message: `Invalid request: the body exceeds the ${max}-byte limit; nothing was run`,
-    }, cors);
+    }, headers);
   }
   return rpcError(problem === "timed-out" ? 408 : 400, null, {
     code: RpcErrorCode.INVALID_REQUEST,
     message: problem === "timed-out"
       ? "Invalid request: the body did not arrive in time; nothing was run"
       : "Invalid request: the body was cut off; nothing was run",
-  }, cors);
+  }, headers);
 }
 
 /** Whether a client's `Accept` takes an event stream (absent: it takes anything). */

@@ -49,7 +49,7 @@ import type { Era } from "./era.ts";
 import { loopbackHost, metadataMismatch, originAllowed } from "./http_headers.ts";
 import { McpCore, type McpCoreOptions, McpSession, type Reply, replyText } from "./mcp_core.ts";
 import { claimsVersion, unsupportedVersion } from "./request_meta.ts";
-import { BATCHING_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+import { ALL_VERSIONS, BATCHING_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 
 /**
  * Options of an {@linkcode McpHttpEndpoint}.
@@ -294,6 +294,15 @@ export class McpHttpEndpoint {
     const decided = this.#era(request, method, params);
     if ("error" in decided) return rpcError(400, id, decided.error, cors);
     const modern = decided.era.kind === "modern";
+    if (modern && method === "initialize") {
+      // A request is classified on its own: a 2026-07-28 `initialize` asks for a method that era lacks.
+      return rpcError(404, id, {
+        code: RpcErrorCode.METHOD_NOT_FOUND,
+        message: `Method not found: initialize is not part of 2026-07-28 (versions served: ${
+          ALL_VERSIONS.join(", ")
+        }; a legacy client sends initialize without the 2026-07-28 _meta)`,
+      }, cors);
+    }
     const waiting = this.#slots.take();
     if (waiting !== undefined) await waiting;
     const scope = new CancelScope();
