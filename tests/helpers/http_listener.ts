@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { connect } from "node:net";
+import process from "node:process";
 import { finished, type Loose, NOTES, onlyEnvelope, run, type RunResult, start, tempDir } from "./run.ts";
 import { execLine, TOOLWIRE } from "./toolwire.ts";
 
@@ -30,7 +31,9 @@ export interface HttpListener {
   done: Promise<RunResult>;
   /** The titles of the notes in its NOTES_HOME, sorted, read by the notes CLI itself. */
   titles(): Promise<string[]>;
-  /** SIGTERM, then its result; the NOTES_HOME is removed. */
+  /** Sends SIGTERM, once: a second one would cut the server's shutdown short. */
+  terminate(): void;
+  /** SIGTERM (unless sent already), then its result; the NOTES_HOME is removed. */
   stop(): Promise<RunResult>;
 }
 
@@ -65,9 +68,16 @@ export async function startHttpListener(
       reject(new Error(`the listener exited ${result.code} before serving: ${result.stderr}`));
     });
   });
+  let signalled = false;
+  const terminate = () => {
+    if (signalled || child.exitCode !== null || child.signalCode !== null) return;
+    signalled = true;
+    process.kill(child.pid!, "SIGTERM");
+  };
   return {
     child,
     url,
+    terminate,
     home,
     stderr: () => stderr,
     done,
@@ -76,7 +86,7 @@ export async function startHttpListener(
       return onlyEnvelope(listed.stdout).data.map((note: { title: string }) => note.title).sort();
     },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, "SIGTERM");
+      terminate();
       const result = await done;
       dir?.cleanup();
       return result;

@@ -2,10 +2,12 @@
 // against `lab mcp listen http://127.0.0.1:0/mcp`, spawned for real: status codes and JSON-RPC errors before
 // any method runs, both eras on one endpoint, JSON or an event stream, subscriptions/listen, cancellation by
 // closing the stream, bounds and time limits, SIGTERM, and no stack trace whatever comes in.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { changingCli } from "../helpers/changing_cli.ts";
 import { initialize, modern } from "../helpers/mcp_wire.ts";
 import { type Loose, onlyEnvelope, programArgv, tempDir } from "../helpers/run.ts";
 import {
@@ -18,6 +20,7 @@ import {
   sseMessages,
   startHttpListener,
 } from "../helpers/http_listener.ts";
+import { execLine, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 const lab = (flags: readonly string[]) => [...LAB, "mcp", "listen", ...flags];
@@ -442,6 +445,41 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
     }
   });
 
+  it("a request whose client left while it waited for a slot gives the slot back, subscriptions/listen too", async () => {
+    const server = await startHttpListener(lab, { flags: ["--max-in-flight-total", "1"] });
+    try {
+      const busy = post(
+        server.url,
+        modern(1, "tools/call", { name: "sleep", arguments: { ms: 800 } }),
+        modernHeaders("tools/call", "sleep"),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (
+        const [id, method, params] of [[2, "subscriptions/listen", { notifications: {} }], [
+          3,
+          "tools/list",
+          {},
+        ]] as const
+      ) {
+        const aborter = new AbortController();
+        const waiting = post(server.url, modern(id, method, params), modernHeaders(method), {
+          signal: aborter.signal,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        aborter.abort();
+        await waiting.catch(() => {});
+      }
+      assert.equal((await busy).json.result.structuredContent.data.slept_ms, 800);
+      const after = await Promise.race([
+        post(server.url, modern(4, "tools/list"), modernHeaders("tools/list")),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5_000)),
+      ]);
+      assert.equal(after?.status, 200, "the slot came back");
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("SIGTERM: open calls finish within --grace, a longer one is cancelled, nothing new is accepted; exit 143, CANCELLED", async () => {
     const server = await startHttpListener(lab, { flags: ["--grace", "1.5"] });
     const marker = join(scratch.path, "shutdown-marker");
@@ -456,7 +494,7 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
       modernHeaders("tools/call", "sleep"),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    process.kill(server.child.pid!, "SIGTERM");
+    server.terminate();
     await new Promise((resolve) => setTimeout(resolve, 200));
     const refused = await post(server.url, modern(3, "tools/list"), modernHeaders("tools/list")).then(
       (answer) => answer.status,
@@ -472,5 +510,217 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
     assert.equal(onlyEnvelope(result.stdout).error.code, "CANCELLED");
     assert.equal(existsSync(marker), true, "the long call was cancelled, and cleaned up");
     assertNoStackTrace(server);
+  });
+});
+
+/** Reads an event stream's messages as they come. */
+function streamReader(response: Response): { next(what: string): Promise<Loose>; cancel(): Promise<void> } {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let taken = 0;
+  return {
+    async next(what) {
+      for (;;) {
+        const { messages } = sseMessages(text);
+        if (messages.length > taken) return messages[taken++];
+        const { value, done } = await reader.read();
+        if (done) assert.fail(`the stream ended before ${what}: ${text}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
+
+describe("MCP over HTTP: a bridged CLI (toolwire mcp listen --exec)", () => {
+  it("subscriptions/listen hears list_changed when the CLI's manifest changes; tools/list then has the new tools", async () => {
+    const dir = tempDir("toolwire-http-live-");
+    const cli = changingCli(dir.path, ["alpha"]);
+    const server = await startHttpListener(
+      (
+        flags,
+      ) => [...TOOLWIRE, "mcp", "listen", "--exec", execLine(cli.argv), "--watch-interval", "0.1", ...flags],
+    );
+    const aborter = new AbortController();
+    try {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: modernHeaders("subscriptions/listen"),
+        body: JSON.stringify(
+          modern("sub", "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+        ),
+        signal: aborter.signal,
+      });
+      const stream = streamReader(response);
+      const ack = await stream.next("the acknowledgement");
+      assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+      assert.deepEqual(ack.params.notifications, { toolsListChanged: true });
+      cli.set(["alpha", "beta"]);
+      cli.rewrite();
+      const changed = await stream.next("list_changed");
+      assert.equal(changed.method, "notifications/tools/list_changed");
+      assert.equal(changed.params._meta["io.modelcontextprotocol/subscriptionId"], "sub");
+      const listed = await post(server.url, modern(2, "tools/list"), modernHeaders("tools/list"));
+      assert.deepEqual(listed.json.result.tools.map((tool: { name: string }) => tool.name).sort(), [
+        "alpha",
+        "beta",
+        "manifest",
+      ]);
+      aborter.abort();
+      await stream.cancel();
+    } finally {
+      await server.stop();
+      dir.cleanup();
+      assertNoStackTrace(server);
+    }
+  });
+
+  it("closing the response stream kills the bridged call's process group, a grandchild ignoring SIGTERM too", async () => {
+    const server = await startHttpListener(
+      (flags) => [...TOOLWIRE, "mcp", "listen", "--exec", execLine(pyfix("family")), ...flags],
+    );
+    const pidFile = join(scratch.path, "family-pids");
+    let pgid = 0;
+    try {
+      const aborter = new AbortController();
+      const response = fetch(server.url, {
+        method: "POST",
+        headers: modernHeaders("tools/call", "fork"),
+        body: JSON.stringify(
+          modern(1, "tools/call", {
+            name: "fork",
+            arguments: { pid_file: pidFile, seconds: 60, stubborn: true },
+          }),
+        ),
+        signal: aborter.signal,
+      });
+      await waitFor(
+        () => existsSync(pidFile) && readFileSync(pidFile, "utf8").split(" ").length === 3,
+        "fork",
+      );
+      pgid = Number(readFileSync(pidFile, "utf8").split(" ")[2]);
+      assert.equal(groupAlive(pgid), true);
+      aborter.abort();
+      await response.catch(() => {});
+      await waitFor(() => !groupAlive(pgid), `process group ${pgid} to end`);
+      const still = await post(server.url, modern(2, "tools/list"), modernHeaders("tools/list"));
+      assert.equal(still.status, 200);
+    } finally {
+      if (pgid > 1 && groupAlive(pgid)) process.kill(-pgid, "SIGKILL");
+      await server.stop();
+      assertNoStackTrace(server);
+    }
+  });
+});
+
+/** Whether any process of the group is alive (a zombie has ended: it only waits to be reaped). */
+function groupAlive(pgid: number): boolean {
+  if (!existsSync("/proc/self/stat")) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return readdirSync("/proc").some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return Number(group) === pgid && state !== "Z";
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A small seeded generator (mulberry32): the same seed, the same inputs. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("MCP over HTTP: whatever comes in", () => {
+  it("no input, however malformed, gets a stack trace, a 5xx or a crash (seeded)", async () => {
+    const seed = Number(process.env.HTTP_FUZZ_SEED ?? Date.now() % 1_000_000);
+    console.log(`mcp_http_wire: random inputs with seed ${seed} (HTTP_FUZZ_SEED=${seed} to repeat)`);
+    const next = random(seed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const server = await startHttpListener(lab, { flags: ["--max-message-bytes", "4096"] });
+    try {
+      const methods = ["tools/list", "tools/call", "initialize", "ping", "subscriptions/listen", "x", ""];
+      const values = [
+        null,
+        1,
+        -1e308,
+        "s",
+        true,
+        [],
+        {},
+        [1, [2]],
+        { _meta: 5 },
+        { name: 7 },
+        "\u0000",
+        2 ** 60,
+      ];
+      const bodies = (): string => {
+        switch (Math.floor(next() * 6)) {
+          case 0:
+            return Array.from({ length: Math.floor(next() * 64) }, () => String.fromCharCode(next() * 256))
+              .join("");
+          case 1:
+            return JSON.stringify(pick(values));
+          case 2:
+            return JSON.stringify({
+              jsonrpc: pick(["2.0", "1.0", 2]),
+              id: pick(values),
+              method: pick(methods),
+            });
+          case 3:
+            return JSON.stringify(
+              modern(pick([1, "x", -0.5]), pick(methods), {
+                name: pick(["echo", "sleep", 3]),
+                arguments: pick(values),
+              }, {
+                "io.modelcontextprotocol/protocolVersion": pick(["2026-07-28", "1900-01-01", 7]),
+                "io.modelcontextprotocol/clientCapabilities": pick(values),
+              }),
+            );
+          case 4:
+            return JSON.stringify([modern(1, "ping"), pick(values)]);
+          default:
+            return "x".repeat(4_000 + Math.floor(next() * 200));
+        }
+      };
+      const statuses = new Map<number, number>();
+      for (let n = 0; n < 150; n++) {
+        const method = pick(methods);
+        const headers: Record<string, string> = pick([
+          modernHeaders(method, pick(["echo", "=?base64?!?=", "=?base64?ZWNobw==?="])),
+          legacyHeaders(pick([undefined, "2025-03-26", "2025-11-25", "bogus"])),
+          { "content-type": pick(["application/json; charset=utf-8", "text/html", "APPLICATION/JSON"]) },
+        ]);
+        const answer = await post(server.url, bodies(), headers, {
+          method: pick(["POST", "POST", "POST", "GET", "PATCH"]),
+        });
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        assert.ok(answer.status < 500, `seed ${seed}, input ${n}: ${answer.status} ${answer.text}`);
+      }
+      const still = await post(server.url, modern(1, "tools/list"), modernHeaders("tools/list"));
+      assert.equal(still.status, 200, `seed ${seed}: the server still serves`);
+      assert.ok(statuses.size > 3, `seed ${seed}: varied answers ${JSON.stringify([...statuses])}`);
+    } finally {
+      const result = await server.stop();
+      assert.equal(result.code, 143, `seed ${seed}: ${result.stderr}`);
+      assertNoStackTrace(server);
+    }
   });
 });
