@@ -122,6 +122,7 @@ const CLIENT_ERRORS: Record<string, string> = {
  * @example
  * ```ts
  * import { createServer } from "node:http";
+ * import type { HttpHandler } from "./http_exchange.ts";
  *
  * declare const handler: HttpHandler;
  * createServer(nodeListener(handler)).listen(7010, "127.0.0.1");

@@ -24,6 +24,7 @@
  */
 import type { HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
 import { webHandler } from "../../runtime/http_exchange.ts";
+import type { listenHttp, nodeListener } from "../../runtime/http_server.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
 import { CancelScope } from "../cancel_scope.ts";
 import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
@@ -123,10 +124,8 @@ export class McpHttpEndpoint {
   /** The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own. */
   readonly fetch: (request: Request) => Promise<Response> = webHandler((request) => this.handle(request));
 
-  /** Answers one request. */
-  handle(request: HttpRequest): Promise<HttpResponse> {
-    return this.#handle(request);
-  }
+  /** Answers one request: what {@linkcode listenHttp} and {@linkcode nodeListener} serve (a bound function). */
+  readonly handle: (request: HttpRequest) => Promise<HttpResponse> = (request) => this.#handle(request);
 
   /**
    * Answers 503 from now on, lets the requests in progress finish for up to `graceMs`, then cancels the rest
