@@ -6,7 +6,14 @@
  * @module
  */
 
-/** Why a body could not be read whole: over the size limit, too slow, or the client went away. */
+/**
+ * Why a body could not be read whole: over the size limit, too slow, or the client went away.
+ *
+ * @example
+ * ```ts
+ * const problem: BodyProblem = "timed-out";
+ * ```
+ */
 export type BodyProblem = "too-large" | "timed-out" | "aborted";
 
 /**

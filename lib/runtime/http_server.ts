@@ -34,7 +34,17 @@ export interface HttpServerOptions {
   maxConnections?: number;
 }
 
-/** A listening HTTP server. */
+/**
+ * A listening HTTP server.
+ *
+ * @example
+ * ```ts
+ * declare const server: HttpServer;
+ * console.error(`listening on ${server.host}:${server.port}`);
+ * await server.stop();
+ * server.closeAll();
+ * ```
+ */
 export interface HttpServer {
   /** The host and the port it listens on (the chosen one for port 0). */
   readonly host: string;
