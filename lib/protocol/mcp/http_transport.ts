@@ -9,15 +9,16 @@
  *   needs no stream of its own, and has no session to end. A closing server answers 503.
  * - The body: `application/json`, at most `maxMessageBytes` (413, nothing run), within `bodyTimeoutMs` (408);
  *   invalid JSON is 400 -32700; a batch is legacy 2025-03-26's only (400 otherwise).
- * - Eras: a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern `MCP-Protocol-Version`)
- *   is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name` must match the body
- *   (400 -32020); an unknown method is 404 -32601. Anything else is legacy, its version the header's
- *   (absent: 2025-03-26); `initialize` is answered; notifications and responses are 202.
+ * - Eras (http_era.ts): a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern
+ *   `MCP-Protocol-Version`) is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name`
+ *   must match the body (400 -32020); an unknown method, `initialize` included, is 404 -32601. Anything else
+ *   is legacy, its version the header's (absent: 2025-03-26); `initialize` is answered; notifications and
+ *   responses are 202. A request whose client left while it waited for a slot runs nothing.
  * - Answers: `application/json`, or `text/event-stream` once the call has a progress or log notification
  *   to send before its answer. A stream that the client closes cancels the request: its scope is aborted
  *   (a bridged child's process group is killed) and nothing more is sent for it.
- * - `subscriptions/listen`: a stream that stays open — the acknowledgement, then each change, and comment
- *   lines as keep-alive — until the client closes it, or the server closes (its final result).
+ * - `subscriptions/listen` (http_listen.ts): a stream that stays open — the acknowledgement, then each change,
+ *   and comment lines as keep-alive — until the client closes it, or the server closes (its final result).
  * - Bounds: requests in flight over the endpoint (more wait for a slot), open subscriptions, and the bytes of
  *   notifications a stream may hold for a client that does not read.
  * @module
