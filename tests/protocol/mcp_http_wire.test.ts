@@ -404,7 +404,7 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
     }
   });
 
-  it("a body that never finishes is 408 after --body-timeout; headers that never finish close the connection", async () => {
+  it("a body that never finishes is 408 after --body-timeout; headers that never finish, or too large, close the connection", async () => {
     const server = await startHttpListener(lab, {
       flags: ["--body-timeout", "0.5", "--header-timeout", "0.5"],
     });
@@ -422,6 +422,12 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
       assert.equal(headers.closed, true, "the connection is closed");
       assert.match(headers.reply, /^(HTTP\/1\.1 408 |$)/, headers.reply);
       assert.ok(headers.afterMs < 5_000, `closed after ${headers.afterMs} ms`);
+      const huge = await rawHttp(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"x".repeat(64 * 1024)}\r\n\r\n`,
+      );
+      assert.equal(huge.closed, true, "headers over the parser's limit close the connection");
+      assert.match(huge.reply, /^(HTTP\/1\.1 431 |$)/, huge.reply);
     } finally {
       await server.stop();
       assertNoStackTrace(server);
