@@ -2,7 +2,8 @@
 // StreamableHTTPClientTransport pinned to 2026-07-28, in auto mode (which must settle on the modern era) and
 // in legacy mode, and @modelcontextprotocol/sdk (SDK v1, legacy), each through list, add, show and a
 // confirmed remove against `notes mcp listen http://…` and `toolwire mcp listen --exec <notes> http://…`,
-// spawned for real. Every response the client saw is recorded: none may mint a session id.
+// spawned for real. Every response the client saw is recorded: none may mint a session id. And the SDK v2
+// client in auto mode hears a bridged CLI's tools change through its own subscriptions/listen stream.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -11,8 +12,10 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client";
 // resolver; tsc finds them beside the .js file. This pragma (a comment to tsc) names the file for Deno.
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.d.ts"
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Loose } from "../helpers/run.ts";
+import { changingCli } from "../helpers/changing_cli.ts";
+import { type Loose, tempDir } from "../helpers/run.ts";
 import { HTTP_SERVERS, startHttpListener } from "../helpers/http_listener.ts";
+import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const KINDS = ["v2 pin", "v2 auto", "v2 legacy", "v1"] as const;
 type Kind = (typeof KINDS)[number];
@@ -134,3 +137,59 @@ for (const server of HTTP_SERVERS) {
     }
   });
 }
+
+describe("toolwire mcp listen --exec over HTTP: the SDK v2 client hears a CLI's tools change", () => {
+  it("auto mode: list_changed through subscriptions/listen, then the new tools are listed and called", async () => {
+    const dir = tempDir("toolwire-http-live-");
+    const cli = changingCli(dir.path, ["alpha"]);
+    const listener = await startHttpListener(
+      (
+        flags,
+      ) => [...TOOLWIRE, "mcp", "listen", "--exec", execLine(cli.argv), "--watch-interval", "0.1", ...flags],
+    );
+    const seen: string[][] = [];
+    const client = new Client({ name: "toolwire-http-live", version: "1.0.0" }, {
+      versionNegotiation: { mode: "auto" },
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) =>
+            void (error ? undefined : seen.push((tools ?? []).map((tool) => tool.name))),
+        },
+      },
+    });
+    try {
+      // Only a stream the server has begun hears a change: wait for its headers before changing the CLI.
+      let listening = false;
+      const watching: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (new Headers(init?.headers).get("mcp-method") === "subscriptions/listen") listening = true;
+        return response;
+      };
+      await client.connect(new StreamableHTTPClientTransport(new URL(listener.url), { fetch: watching }));
+      assert.equal(client.getProtocolEra(), "modern");
+      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), [
+        "alpha",
+        "manifest",
+      ]);
+      const opened = Date.now() + 15_000;
+      while (!listening) {
+        if (Date.now() > opened) assert.fail("the client opened no subscriptions/listen stream");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      cli.set(["alpha", "beta"]);
+      cli.rewrite();
+      const deadline = Date.now() + 15_000;
+      while (!seen.some((names) => names.includes("beta"))) {
+        if (Date.now() > deadline) assert.fail(`no list_changed with beta; seen ${JSON.stringify(seen)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const beta = await client.callTool({ name: "beta", arguments: {} }) as Loose;
+      assert.equal(beta.structuredContent.data.name, "beta");
+    } finally {
+      await client.close();
+      const result = await listener.stop();
+      dir.cleanup();
+      assert.equal(result.code, 143, result.stderr);
+    }
+  });
+});
