@@ -25,7 +25,6 @@
  */
 import type { HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
 import { webHandler } from "../../runtime/http_exchange.ts";
-import type { listenHttp, nodeListener } from "../../runtime/http_server.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
 import { CancelScope } from "../cancel_scope.ts";
 import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
@@ -125,7 +124,7 @@ export class McpHttpEndpoint {
   /** The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own. */
   readonly fetch: (request: Request) => Promise<Response> = webHandler((request) => this.handle(request));
 
-  /** Answers one request: what {@linkcode listenHttp} and {@linkcode nodeListener} serve (a bound function). */
+  /** Answers one request: what `listenHttp` and `nodeListener` serve (a bound function). */
   readonly handle: (request: HttpRequest) => Promise<HttpResponse> = (request) => this.#handle(request);
 
   /**
