@@ -6,7 +6,14 @@
  * @module
  */
 
-/** Why a body could not be read whole: over the size limit, too slow, or the client went away. */
+/**
+ * Why a body could not be read whole: over the size limit, too slow, or the client went away.
+ *
+ * @example
+ * ```ts
+ * const problem: BodyProblem = "timed-out";
+ * ```
+ */
 export type BodyProblem = "too-large" | "timed-out" | "aborted";
 
 /**
@@ -103,7 +110,8 @@ export function webHandler(handler: HttpHandler): (request: Request) => Promise<
     const answer = await handler({
       method: request.method,
       path: url.pathname,
-      header: (name) => request.headers.get(name),
+      // A `Request` built in code has no Host header (the fetch standard forbids setting one): its URL names it.
+      header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
       body: (maxBytes, timeoutMs) => readBody(request.body, maxBytes, timeoutMs),
       onClose: (listener) => {
         if (closed) listener();

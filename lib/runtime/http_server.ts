@@ -2,8 +2,7 @@
  * An HTTP server for an {@linkcode HttpHandler}, on `node:http` — Node's, or Deno's implementation of it,
  * which tells a client that went away from a response that was delivered (`Deno.serve`'s `request.signal`
  * does not, by default). It bounds the time to receive a request's headers and the number of connections,
- * and hands the handler the request without building web `Request`/`Response` objects
- * (docs/performance.md#http).
+ * and hands the handler the request without building web `Request`/`Response` objects (docs/mcp_http.md).
  * @module
  */
 import type * as NodeHttp from "node:http";
@@ -15,6 +14,8 @@ import {
   type HttpRequest,
 } from "./http_exchange.ts";
 import { nodeProcess } from "./node_process.ts";
+
+const encoder = new TextEncoder();
 
 /**
  * Limits of {@linkcode listenHttp}.
@@ -33,7 +34,17 @@ export interface HttpServerOptions {
   maxConnections?: number;
 }
 
-/** A listening HTTP server. */
+/**
+ * A listening HTTP server.
+ *
+ * @example
+ * ```ts
+ * declare const server: HttpServer;
+ * console.error(`listening on ${server.host}:${server.port}`);
+ * await server.stop();
+ * server.closeAll();
+ * ```
+ */
 export interface HttpServer {
   /** The host and the port it listens on (the chosen one for port 0). */
   readonly host: string;
@@ -71,17 +82,21 @@ function listenNode(
   options: HttpServerOptions,
 ): Promise<HttpServer> {
   const http = nodeProcess().getBuiltinModule("node:http") as typeof NodeHttp;
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const server = http.createServer({
-    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    headersTimeout,
+    // The header limit is checked this often (Node's default, 30 s, would let headers take up to 40 s).
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
     // The body's own limit is the handler's (it reads the body within a time limit of its own).
     requestTimeout: 0,
-  }, (request, response) => void serveNode(handler, request, response));
+  }, nodeListener(handler));
   server.maxConnections = options.maxConnections ?? 1024;
-  // A client that breaks off mid-request raises an error on its socket: it ends that connection only.
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    else socket.destroy();
+  // A request the parser refuses — headers too slow, too large, not HTTP — ends that connection only.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const status = CLIENT_ERRORS[error.code ?? ""] ?? "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return new Promise<HttpServer>((resolve, reject) => {
     server.once("error", reject);
@@ -101,6 +116,32 @@ function listenNode(
       });
     });
   });
+}
+
+/** The status line a request the parser refused is answered with, by the parser's error code. */
+const CLIENT_ERRORS: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+};
+
+/**
+ * An {@linkcode HttpHandler} as a `node:http` request listener, for a server of your own (or Express,
+ * Fastify's raw routes, anything that hands on Node's request and response). The handler reads the body
+ * itself: mount it before any body parser.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import type { HttpHandler } from "./http_exchange.ts";
+ *
+ * declare const handler: HttpHandler;
+ * createServer(nodeListener(handler)).listen(7010, "127.0.0.1");
+ * ```
+ */
+export function nodeListener(
+  handler: HttpHandler,
+): (request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse) => void {
+  return (request, response) => void serveNode(handler, request, response);
 }
 
 async function serveNode(
@@ -138,8 +179,11 @@ async function serveNode(
   }
   if (closed) return;
   if (!("events" in answer)) {
-    response.writeHead(answer.status, answer.headers);
-    response.end(answer.body);
+    // A length, not chunks: an empty answer (202) then has no body at all, not an empty chunked one.
+    const body = encoder.encode(answer.body ?? "");
+    const length = answer.status === 204 ? {} : { "content-length": String(body.length) };
+    response.writeHead(answer.status, { ...answer.headers, ...length });
+    response.end(body);
     return;
   }
   response.writeHead(answer.status, answer.headers);

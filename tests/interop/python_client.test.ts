@@ -1,6 +1,7 @@
-// A third-party MCP client against `notes mcp serve` and `toolwire mcp serve --exec "<notes>"`: the Python
-// `mcp` SDK (2.x), in its `auto` negotiation (a `server/discover` probe on the same connection, which must
-// settle on the 2026-07-28 era) and its `legacy` mode (the `initialize` handshake). The client script
+// A third-party MCP client against `notes mcp serve` and `toolwire mcp serve --exec "<notes>"` over stdio,
+// and against `notes mcp listen http://…` and `toolwire mcp listen --exec "<notes>" http://…` through its
+// streamable HTTP client: the Python `mcp` SDK (2.x), in its `auto` negotiation (a `server/discover` probe,
+// which must settle on the 2026-07-28 era) and its `legacy` mode (the `initialize` handshake). The client script
 // (tests/fixtures/python_client.py) runs one fixed session and reports what it saw; the assertions are here.
 //
 // Python comes from .venv-interop/ (made by scripts/python_interop_setup.mjs, which `npm test` runs), else
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { quoteCommandLine } from "../../lib/bridge/command_line.ts";
+import { HTTP_SERVERS, startHttpListener } from "../helpers/http_listener.ts";
 import {
   finished,
   lastLine,
@@ -70,24 +72,32 @@ if (PYTHON.kind === "skip") console.warn(`python_client.test.ts: skipped, ${PYTH
 const MODES = ["auto", "legacy"] as const;
 type Mode = (typeof MODES)[number];
 
-const SERVERS: { name: string; argv: string[] }[] = [
+/** A server: a stdio command line, or (`http`) a listener's command line built from its flags and address. */
+type Server =
+  | { name: string; argv: string[] }
+  | { name: string; http: (flags: readonly string[]) => string[] };
+
+const SERVERS: Server[] = [
   { name: "notes mcp serve", argv: [...NOTES, "mcp", "serve"] },
   {
     name: "toolwire mcp serve --exec notes",
     argv: [...programArgv("cmd/toolwire.ts"), "mcp", "serve", "--exec", quoteCommandLine(NOTES)],
   },
+  ...HTTP_SERVERS.map((server) => ({ name: `${server.name} http://…`, http: server.argv })),
 ];
 
 /** Runs the client script against `server` with a fresh NOTES_HOME; returns its report and the notes left. */
 async function session(
   python: string,
   mode: Mode,
-  server: readonly string[],
+  server: Server,
 ): Promise<{ report: Loose; notes: Loose[] }> {
   const home = tempDir("toolwire-python-");
+  const listener = "http" in server ? await startHttpListener(server.http, { home: home.path }) : undefined;
   try {
     const env = { NOTES_HOME: home.path };
-    const result = await finished(start([python, CLIENT, mode, ...server], { env }), CLIENT_KILL_MS);
+    const target = "http" in server ? [listener!.url] : server.argv;
+    const result = await finished(start([python, CLIENT, mode, ...target], { env }), CLIENT_KILL_MS);
     const failed = `the client exited ${result.code}:\n${result.stderr.slice(-4000)}`;
     const line = lastLine(result.stdout);
     let report: Loose;
@@ -105,6 +115,10 @@ async function session(
     assert.equal(listed.code, 0, listed.stderr);
     return { report, notes: onlyEnvelope(listed.stdout).data };
   } finally {
+    if (listener !== undefined) {
+      const stopped = await listener.stop();
+      assert.equal(stopped.code, 143, stopped.stderr);
+    }
     home.cleanup();
   }
 }
@@ -264,7 +278,7 @@ describe("the Python MCP SDK client", () => {
         async () => {
           // A python3 without the SDK fails here, in every case, with the command that installs it.
           if (PYTHON.kind !== "ready") assert.fail(PYTHON.reason);
-          const { report, notes } = await session(PYTHON.python, mode, server.argv);
+          const { report, notes } = await session(PYTHON.python, mode, server);
           assert.equal(report.mode, mode);
           assertConfirmingSession(mode, report.confirming, notes);
           assertPlainSession(mode, report.plain);

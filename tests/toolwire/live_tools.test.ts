@@ -2,62 +2,17 @@
 // official v2 SDK client in auto mode (2026-07-28: subscriptions/listen) and a legacy client both hear
 // list_changed and list the new tools; a call in flight finishes against the manifest it started with; a
 // new manifest that fails its checks is reported on stderr and the old tools go on being served.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { initialize } from "../helpers/mcp_wire.ts";
 import { WireSession } from "../helpers/mcp_wire.ts";
-import { ROOT, RUNTIME, tempDir } from "../helpers/run.ts";
+import { changingCli } from "../helpers/changing_cli.ts";
+import { ROOT, tempDir } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
-
-const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
-
-/**
- * A toolwire CLI whose commands are read from `commands.json` beside it at every start: `{"names": [...]}`;
- * each command waits `--ms` and answers its name. A name that is not a valid command path fails registration,
- * so the CLI then prints no manifest. Each start appends its arguments to `starts.log`; while a file
- * `hang-etag` is there, a start asked `manifest --etag` never answers.
- */
-function changingCli(
-  dir: string,
-  names: string[],
-): { argv: string[]; set(names: string[]): void; rewrite(): void; starts(): string[] } {
-  const library = RUNTIME === "deno" ? join(ROOT, "mod.ts") : join(ROOT, "dist", "mod.js");
-  const script = join(dir, RUNTIME === "deno" ? "cli.ts" : "cli.mjs");
-  const source = (stamp: number) =>
-    [
-      `// version ${stamp}`,
-      `import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";`,
-      `import { createTool } from ${JSON.stringify(library)};`,
-      `const argv = typeof Deno === "object" ? Deno.args : process.argv.slice(2);`,
-      `appendFileSync(new URL("./starts.log", import.meta.url), JSON.stringify(argv) + "\\n");`,
-      `if (argv.includes("--etag") && existsSync(new URL("./hang-etag", import.meta.url))) await new Promise(() => setInterval(() => {}, 60_000));`,
-      `const { names } = JSON.parse(readFileSync(new URL("./commands.json", import.meta.url), "utf8"));`,
-      `const tool = createTool({ name: "changing", version: "1.0.0", description: "A CLI that changes" });`,
-      `for (const name of names) tool.command(name, { description: "Answers " + name, danger_level: "safe", required_scopes: [],`,
-      `  flags: { ms: { type: "integer", default: 0, description: "Wait first" }, started: { type: "string", description: "A file to create once running" } },`,
-      `  exit_codes: { "0": { name: "SUCCESS", description: "Answered", retryable: false, side_effects: "none" } },`,
-      `  run: async (ctx) => { if (ctx.flags.started) writeFileSync(ctx.flags.started, "");`,
-      `    await new Promise((r) => setTimeout(r, ctx.flags.ms)); return { name: ${"`${name}`"} }; } });`,
-      `await tool.main();`,
-    ].join("\n");
-  let stamp = 0;
-  writeFileSync(script, source(stamp));
-  const set = (next: string[]) => writeFileSync(join(dir, "commands.json"), JSON.stringify({ names: next }));
-  set(names);
-  const argv = RUNTIME === "deno"
-    ? [denoGlobal!.execPath(), "run", "-A", "--quiet", script]
-    : [process.execPath, script];
-  const starts = () => {
-    const log = join(dir, "starts.log");
-    return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : [];
-  };
-  return { argv, set, rewrite: () => writeFileSync(script, source(++stamp)), starts };
-}
 
 function serverArgv(cli: string[], ...flags: string[]): string[] {
   return [...TOOLWIRE, "mcp", "serve", "--exec", execLine(cli), "--watch-interval", "0.1", ...flags];

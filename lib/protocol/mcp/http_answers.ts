@@ -3,27 +3,59 @@
  * answer — and the error responses the endpoint gives before any method runs.
  * @module
  */
-import type { EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
+import type { BodyProblem, EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
 import type { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { errorStatus } from "./http_headers.ts";
 import { type Reply, replyText } from "./reply.ts";
 
-/** A stream's notifications not yet read by the client beyond this many bytes are dropped (and counted). */
+/**
+ * A stream's notifications not yet read by the client beyond this many bytes are dropped (and counted).
+ *
+ * @example
+ * ```ts
+ * MAX_QUEUED_EVENT_BYTES; // 4194304
+ * ```
+ */
 export const MAX_QUEUED_EVENT_BYTES = 4 * 1024 * 1024;
 
-/** The headers of every event stream. */
+/**
+ * The headers of every event stream.
+ *
+ * @example
+ * ```ts
+ * SSE_HEADERS["x-accel-buffering"]; // "no"
+ * ```
+ */
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
   // nginx and friends buffer a response unless told not to; events must reach the client as they are sent.
   "x-accel-buffering": "no",
 };
-/** The headers of a JSON answer. */
+/**
+ * The headers of a JSON answer.
+ *
+ * @example
+ * ```ts
+ * JSON_HEADERS["content-type"]; // "application/json"
+ * ```
+ */
 export const JSON_HEADERS = { "content-type": "application/json" };
 /**
  * One request's answer: JSON when the answer comes first, an event stream once a notification must go
  * out before it. A client that cannot take a stream (its `Accept` does not name one) gets the answer only.
+ *
+ * @example
+ * ```ts
+ * import { CancelScope } from "../cancel_scope.ts";
+ * import type { Reply } from "./reply.ts";
+ *
+ * declare const reply: Promise<Reply>;
+ * const call = new HttpCall(true, {}, console.error);
+ * // The session sends its notifications to call.notify; the response is decided by what comes first.
+ * const response = await call.answer(reply, true, new CancelScope());
+ * ```
  */
 export class HttpCall {
   readonly #streams: boolean;
@@ -128,6 +160,14 @@ function jsonAnswer(
   return { status, headers: { ...JSON_HEADERS, ...cors }, body: replyText(answer, log) };
 }
 
+/**
+ * A JSON-RPC error as a whole JSON response with the given status.
+ *
+ * @example
+ * ```ts
+ * rpcError(400, 1, { code: -32020, message: "Header mismatch: the Mcp-Method header is missing" });
+ * ```
+ */
 export function rpcError(
   status: number,
   id: JsonRpcId | null,
@@ -137,30 +177,57 @@ export function rpcError(
   return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(errorResponse(id, error)) };
 }
 
+/**
+ * The answer to a body that was not read whole. The rest of it may still be coming, so the connection is
+ * closed after the answer rather than kept for another request.
+ *
+ * @example
+ * ```ts
+ * bodyProblem("too-large", 1024, {}).status; // 413
+ * ```
+ */
 export function bodyProblem(
-  problem: "too-large" | "timed-out" | "aborted",
+  problem: BodyProblem,
   max: number,
   cors: Record<string, string>,
-) {
+): HttpResponse {
+  const headers = { ...cors, connection: "close" };
   if (problem === "too-large") {
     return rpcError(413, null, {
       code: RpcErrorCode.INVALID_REQUEST,
       message: `Invalid request: the body exceeds the ${max}-byte limit; nothing was run`,
-    }, cors);
+    }, headers);
   }
   return rpcError(problem === "timed-out" ? 408 : 400, null, {
     code: RpcErrorCode.INVALID_REQUEST,
     message: problem === "timed-out"
       ? "Invalid request: the body did not arrive in time; nothing was run"
       : "Invalid request: the body was cut off; nothing was run",
-  }, cors);
+  }, headers);
 }
 
-/** Whether a client's `Accept` takes an event stream (absent: it takes anything). */
+/**
+ * Whether a client's `Accept` takes an event stream (absent: it takes anything).
+ *
+ * @example
+ * ```ts
+ * streams("application/json, text/event-stream"); // true
+ * streams("application/json"); // false
+ * ```
+ */
 export function streams(accept: string | null): boolean {
   return accept === null || /text\/event-stream|\*\/\*/i.test(accept);
 }
 
+/**
+ * A message as one Server-Sent Event.
+ *
+ * @example
+ * ```ts
+ * sseEvent({ jsonrpc: "2.0", method: "notifications/progress", params: {} }, console.error);
+ * // 'event: message\ndata: {"jsonrpc":"2.0",...}\n\n'
+ * ```
+ */
 export function sseEvent(
   message: Exclude<Reply, null>,
   log: ((message: string) => void) | undefined,
@@ -168,7 +235,19 @@ export function sseEvent(
   return `event: message\ndata: ${replyText(message, log)}\n\n`;
 }
 
-/** Writes a comment line every `intervalMs` until the stream's scope or the endpoint is closed. */
+/**
+ * Writes a comment line every `intervalMs` until the stream's scope or the endpoint is closed.
+ *
+ * @example
+ * ```ts
+ * import { CancelScope } from "../cancel_scope.ts";
+ * import type { EventSink } from "../../runtime/http_exchange.ts";
+ *
+ * declare const sink: EventSink;
+ * const closed = new CancelScope();
+ * await keepAlive(sink, new CancelScope(), closed, 15_000); // until closed.abort()
+ * ```
+ */
 export function keepAlive(
   sink: EventSink,
   scope: CancelScope,

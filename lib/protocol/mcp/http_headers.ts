@@ -56,12 +56,14 @@ function portOf(host: string): string {
   return /:(\d+)$/.exec(host)?.[1] ?? "80";
 }
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL = /^=\?base64\?(.*)\?=$/s;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const strict = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A header value as the client meant it: a Base64 sentinel (`=?base64?…?=`) decoded from UTF-8, any other
- * value as it is; `undefined` for a sentinel that does not decode.
+ * value as it is; `undefined` for a sentinel whose inside is not Base64 of UTF-8 (a client encodes every
+ * value of that shape, so it is malformed, not a plain value).
  *
  * @example
  * ```ts
@@ -72,8 +74,10 @@ const strict = new TextDecoder("utf-8", { fatal: true });
 export function headerValue(value: string): string | undefined {
   const sentinel = SENTINEL.exec(value);
   if (sentinel === null) return value;
+  const encoded = sentinel[1]!;
+  if (!BASE64.test(encoded)) return undefined;
   try {
-    return strict.decode(Uint8Array.from(atob(sentinel[1]!), (char) => char.charCodeAt(0)));
+    return strict.decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)));
   } catch {
     return undefined;
   }

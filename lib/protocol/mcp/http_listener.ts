@@ -1,6 +1,6 @@
 /**
  * MCP over Streamable HTTP on a port of this machine: an {@linkcode McpHttpEndpoint} behind the runtime's
- * HTTP server (`node:http` on Node, `Deno.serve` on Deno). {@linkcode McpHttpListener.close} stops accepting,
+ * `node:http` server (Node's, or Deno's implementation of it). {@linkcode McpHttpListener.close} stops accepting,
  * lets open calls finish within a grace period, cancels the rest and ends the listen streams.
  * @module
  */

@@ -9,48 +9,33 @@
  *   needs no stream of its own, and has no session to end. A closing server answers 503.
  * - The body: `application/json`, at most `maxMessageBytes` (413, nothing run), within `bodyTimeoutMs` (408);
  *   invalid JSON is 400 -32700; a batch is legacy 2025-03-26's only (400 otherwise).
- * - Eras: a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern `MCP-Protocol-Version`)
- *   is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name` must match the body
- *   (400 -32020); an unknown method is 404 -32601. Anything else is legacy, its version the header's
- *   (absent: 2025-03-26); `initialize` is answered; notifications and responses are 202.
+ * - Eras (http_era.ts): a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern
+ *   `MCP-Protocol-Version`) is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name`
+ *   must match the body (400 -32020); an unknown method, `initialize` included, is 404 -32601. Anything else
+ *   is legacy, its version the header's (absent: 2025-03-26); `initialize` is answered; notifications and
+ *   responses are 202. A request whose client left while it waited for a slot runs nothing.
  * - Answers: `application/json`, or `text/event-stream` once the call has a progress or log notification
  *   to send before its answer. A stream that the client closes cancels the request: its scope is aborted
  *   (a bridged child's process group is killed) and nothing more is sent for it.
- * - `subscriptions/listen`: a stream that stays open — the acknowledgement, then each change, and comment
- *   lines as keep-alive — until the client closes it, or the server closes (its final result).
+ * - `subscriptions/listen` (http_listen.ts): a stream that stays open — the acknowledgement, then each change,
+ *   and comment lines as keep-alive — until the client closes it, or the server closes (its final result).
  * - Bounds: requests in flight over the endpoint (more wait for a slot), open subscriptions, and the bytes of
  *   notifications a stream may hold for a client that does not read.
  * @module
  */
-import type { EventSink, HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
+import type { HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
 import { webHandler } from "../../runtime/http_exchange.ts";
-import {
-  bodyProblem,
-  HttpCall,
-  JSON_HEADERS,
-  keepAlive,
-  rpcError,
-  SSE_HEADERS,
-  sseEvent,
-  streams,
-} from "./http_answers.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
 import { CancelScope } from "../cancel_scope.ts";
-import {
-  classifyMessage,
-  decodeJson,
-  errorResponse,
-  type JsonRpcId,
-  type RpcError,
-  RpcErrorCode,
-} from "../json_rpc.ts";
+import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
 import { SlotPool } from "../slot_pool.ts";
-import type { Era } from "./era.ts";
-import { loopbackHost, metadataMismatch, originAllowed } from "./http_headers.ts";
+import { bodyProblem, HttpCall, JSON_HEADERS, rpcError, streams } from "./http_answers.ts";
+import { requestEra } from "./http_era.ts";
+import { loopbackHost, originAllowed } from "./http_headers.ts";
+import { ListenStreams } from "./http_listen.ts";
 import { McpCore, type McpCoreOptions, McpSession } from "./mcp_core.ts";
 import { type Reply, replyText } from "./reply.ts";
-import { claimsVersion, unsupportedVersion } from "./request_meta.ts";
-import { BATCHING_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+import { BATCHING_VERSION } from "./versions.ts";
 
 /**
  * Options of an {@linkcode McpHttpEndpoint}.
@@ -88,16 +73,8 @@ export interface McpHttpOptions extends McpCoreOptions {
   log?(message: string): void;
 }
 
-const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CORS_HEADERS = "content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, " +
   "mcp-session-id, last-event-id";
-
-/** One open `subscriptions/listen` stream; `done` settles once it has ended. */
-interface ListenStream {
-  session: McpSession;
-  sink: EventSink;
-  done: Promise<void>;
-}
 
 /**
  * An MCP endpoint over HTTP: `handle` answers one request; `close` winds it down.
@@ -122,11 +99,9 @@ export class McpHttpEndpoint {
   readonly #open = new Set<CancelScope>();
   /** Settles when the work of each request in progress is done. */
   readonly #running = new Set<Promise<unknown>>();
-  readonly #listening = new Set<ListenStream>();
+  readonly #listens: ListenStreams;
   readonly #unwatch: (() => void) | undefined;
   #closing = false;
-  /** Aborted when the endpoint closes: the end of every listen stream. */
-  readonly #closed = new CancelScope();
 
   constructor(options: McpHttpOptions) {
     this.#options = options;
@@ -134,27 +109,24 @@ export class McpHttpEndpoint {
     this.#slots = new SlotPool(options.maxInFlight ?? 256);
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#allowedOrigins = (options.allowedOrigins ?? []).map((origin) => origin.toLowerCase());
-    this.#unwatch = options.catalog.watch?.(() => {
-      for (const stream of this.#listening) {
-        for (const message of stream.session.toolsChanged()) {
-          void stream.sink.write(sseEvent(message, this.#log));
-        }
-      }
-    });
+    this.#listens = new ListenStreams(
+      options.maxSubscriptions ?? 256,
+      options.keepAliveMs ?? 15_000,
+      options.log,
+    );
+    this.#unwatch = options.catalog.watch?.(() => this.#listens.toolsChanged());
   }
 
   /** Requests in progress, listen streams included. */
   get open(): number {
-    return this.#open.size + this.#listening.size;
+    return this.#open.size + this.#listens.size;
   }
 
   /** The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own. */
   readonly fetch: (request: Request) => Promise<Response> = webHandler((request) => this.handle(request));
 
-  /** Answers one request. */
-  handle(request: HttpRequest): Promise<HttpResponse> {
-    return this.#handle(request);
-  }
+  /** Answers one request: what `listenHttp` and `nodeListener` serve (a bound function). */
+  readonly handle: (request: HttpRequest) => Promise<HttpResponse> = (request) => this.#handle(request);
 
   /**
    * Answers 503 from now on, lets the requests in progress finish for up to `graceMs`, then cancels the rest
@@ -170,8 +142,7 @@ export class McpHttpEndpoint {
     for (const scope of this.#open) scope.abort(shutdown);
     await Promise.all(this.#running);
     // The listen streams end last, each with its final result.
-    this.#closed.abort(shutdown);
-    await Promise.all([...this.#listening].map((stream) => stream.done.catch(() => {})));
+    await this.#listens.close(shutdown);
     this.#unwatch?.();
   }
 
@@ -259,32 +230,6 @@ export class McpHttpEndpoint {
     }
   }
 
-  /** The era a request is served in, or the error refusing it before any method runs. */
-  #era(
-    request: HttpRequest,
-    method: string,
-    params: Record<string, unknown> | undefined,
-  ): { era: Era } | { error: RpcError } {
-    const version = request.header("mcp-protocol-version");
-    const modern = claimsVersion(params) || method === "server/discover" ||
-      (version !== null && MODERN_VERSIONS.includes(version));
-    if (modern) {
-      const meta = params?._meta as Record<string, unknown> | undefined;
-      const mismatch = metadataMismatch(
-        (name) => request.header(name),
-        method,
-        meta?.[VERSION_KEY],
-        params?.name,
-      );
-      return mismatch === undefined ? { era: { kind: "modern" } } : { error: mismatch };
-    }
-    if (method === "initialize") return { era: { kind: "opening" } };
-    // Clients before 2025-06-18 sent no version header.
-    const legacy = version ?? "2025-03-26";
-    if (!LEGACY_VERSIONS.includes(legacy)) return { error: unsupportedVersion(legacy) };
-    return { era: { kind: "legacy", version: legacy, initialized: false, capabilities: {} } };
-  }
-
   async #request(
     request: HttpRequest,
     id: JsonRpcId,
@@ -292,15 +237,13 @@ export class McpHttpEndpoint {
     params: Record<string, unknown> | undefined,
     cors: Record<string, string>,
   ): Promise<HttpResponse> {
-    const decided = this.#era(request, method, params);
-    if ("error" in decided) return rpcError(400, id, decided.error, cors);
+    const decided = requestEra((name) => request.header(name), method, params);
+    if ("error" in decided) return rpcError(decided.status, id, decided.error, cors);
     const modern = decided.era.kind === "modern";
     const waiting = this.#slots.take();
     if (waiting !== undefined) await waiting;
     const scope = new CancelScope();
     this.#open.add(scope);
-    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
-    const call = new HttpCall(streams(request.header("accept")), cors, this.#log);
     let released = false;
     const release = () => {
       if (released) return;
@@ -308,52 +251,27 @@ export class McpHttpEndpoint {
       this.#open.delete(scope);
       this.#slots.give();
     };
+    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
+    // A client that left while the request waited for its slot: nothing runs, and the slot goes back.
+    if (scope.aborted) {
+      release();
+      return { status: 400, headers: cors };
+    }
+    const call = new HttpCall(streams(request.header("accept")), cors, this.#log);
     const session = new McpSession(this.#core, call.notify, decided.era);
-    if (method === "subscriptions/listen") return this.#listen(session, id, params, scope, cors, release);
+    if (method === "subscriptions/listen") {
+      // Its stream may never begin (the client leaves first): the slot then goes back when it leaves.
+      request.onClose(release);
+      return this.#listens.open(session, id, params, scope, cors, release);
+    }
     const reply = session.request(id, method, params, scope);
-    const answered = reply instanceof Promise ? reply : Promise.resolve(reply);
+    // The core answers every failure itself; should it ever reject, the client still gets an answer.
+    const answered = Promise.resolve(reply).catch((error: unknown) => {
+      this.#log?.(`mcp: ${method} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" });
+    });
     this.#track(answered.finally(release));
     return await call.answer(answered, modern, scope);
-  }
-
-  /** A `subscriptions/listen` stream: acknowledged, then open until the client or the server closes it. */
-  #listen(
-    session: McpSession,
-    id: JsonRpcId,
-    params: Record<string, unknown> | undefined,
-    scope: CancelScope,
-    cors: Record<string, string>,
-    release: () => void,
-  ): HttpResponse {
-    const max = this.#options.maxSubscriptions ?? 256;
-    const ack = this.#listening.size >= max
-      ? errorResponse(id, {
-        code: RpcErrorCode.INVALID_PARAMS,
-        message: `Invalid params: at most ${max} subscriptions are open at once`,
-      })
-      : session.subscriptions.open(id, params);
-    if (!("method" in ack)) {
-      release();
-      return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body: replyText(ack, this.#log) };
-    }
-    return {
-      status: 200,
-      headers: { ...SSE_HEADERS, ...cors },
-      events: (sink) => {
-        // It holds no slot once acknowledged: a listener waits for changes, it is not work in flight.
-        release();
-        const done = (async () => {
-          await sink.write(sseEvent(ack, this.#log));
-          await keepAlive(sink, scope, this.#closed, this.#options.keepAliveMs ?? 15_000);
-          if (this.#closed.aborted && !sink.closed) {
-            for (const result of session.end()) await sink.write(sseEvent(result, this.#log));
-          }
-        })();
-        const stream: ListenStream = { session, sink, done };
-        this.#listening.add(stream);
-        return done.finally(() => this.#listening.delete(stream));
-      },
-    };
   }
 
   /** A legacy 2025-03-26 batch: its requests run together; the answers come back as one array. */

@@ -1,6 +1,7 @@
 /**
  * The dual-era MCP server (`@toolwire/toolwire/mcp`, `toolwire/mcp` on npm): the wire rules over stdio, any
- * pair of Web Streams, or a listening socket, independent of where the tools come from. A
+ * pair of Web Streams, a listening socket, or Streamable HTTP (`mcpHttpHandler` for a server of your own,
+ * `listenMcpHttp` for a port), independent of where the tools come from. A
  * {@linkcode ToolCatalog} says which tools exist and what a call returns; a tool's own `mcp serve` is one
  * built from its commands.
  *
@@ -19,6 +20,17 @@
  */
 export { type McpServerIO, type McpServerOptions, serveMcp } from "./line_transport.ts";
 export { listenMcp, type McpListener, type McpListenerOptions } from "./mcp_listener.ts";
+// Streamable HTTP, both eras: a web-standard handler, a node:http request listener, or a port of its own.
+export { McpHttpEndpoint, mcpHttpHandler, type McpHttpOptions } from "./http_transport.ts";
+export { type HttpAddress, listenMcpHttp, type McpHttpListener } from "./http_listener.ts";
+export { type HttpServerOptions, nodeListener } from "../../runtime/http_server.ts";
+export type {
+  BodyProblem,
+  EventSink,
+  HttpHandler,
+  HttpRequest,
+  HttpResponse,
+} from "../../runtime/http_exchange.ts";
 export type { CancelScope } from "../cancel_scope.ts";
 export type {
   CallToolResult,

@@ -63,6 +63,20 @@ export const MCP_LISTEN_FLAGS = {
     description:
       "An HTTP endpoint others can reach requires authentication; --no-auth serves it without. UNSAFE: anyone who can reach the port can run every served command",
   },
+  "header-timeout": {
+    type: "number",
+    description:
+      "HTTP: seconds a client has to send a request's headers; the connection is closed after (default 10)",
+  },
+  "body-timeout": {
+    type: "number",
+    description: "HTTP: seconds a client has to send a request's body; it is answered 408 after (default 30)",
+  },
+  "keep-alive": {
+    type: "number",
+    description:
+      "HTTP: seconds between the keep-alive comments of an open subscriptions/listen stream (default 15)",
+  },
   "allow-origin": {
     type: "array",
     description:

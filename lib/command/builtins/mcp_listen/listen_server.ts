@@ -55,6 +55,7 @@ export async function runListener(
       maxInFlight: limits.maxInFlightTotal,
       allowedOrigins: flags["allow-origin"],
       anyHost: flags["allow-remote"],
+      ...httpTimes(flags),
     }).then((http) => ({ shown: http.url, close: (graceMs: number) => http.close(graceMs) }))
     : listenMcp(address, options).then((socket) => ({
       shown: formatListenAddress(socket.address),
@@ -102,12 +103,20 @@ function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: 
         },
       );
     }
-  } else {
-    if (!flags.auth) {
-      throw new CommandError(ExitCode.ARG_ERROR, "--no-auth applies to http:// addresses only");
+    for (const flag of HTTP_TIMES) {
+      const seconds = flags[flag];
+      if (seconds !== undefined && !(seconds > 0 && seconds <= MAX_HTTP_SECONDS)) {
+        throw new CommandError(
+          ExitCode.ARG_ERROR,
+          `--${flag} expects seconds above 0, at most ${MAX_HTTP_SECONDS}, got ${seconds}`,
+        );
+      }
     }
-    if (flags["allow-origin"].length > 0) {
-      throw new CommandError(ExitCode.ARG_ERROR, "--allow-origin applies to http:// addresses only");
+  } else {
+    const given = HTTP_TIMES.find((flag) => flags[flag] !== undefined) ??
+      (flags["allow-origin"].length > 0 ? "allow-origin" : flags.auth ? undefined : "no-auth");
+    if (given !== undefined) {
+      throw new CommandError(ExitCode.ARG_ERROR, `--${given} applies to http:// addresses only`);
     }
   }
   return {
@@ -118,6 +127,24 @@ function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: 
     maxBufferedBytes: flags["max-buffered-bytes"],
     idleTimeoutMs: flags["idle-timeout"] * 1000,
   };
+}
+
+/** The time limits of an HTTP endpoint, each a flag in seconds. */
+const HTTP_TIMES = ["header-timeout", "body-timeout", "keep-alive"] as const;
+
+/** A day: beyond it a time limit is a typo (and a timer's delay would overflow past ~24.8 days). */
+const MAX_HTTP_SECONDS = 86_400;
+
+/** The HTTP time limits given, as the endpoint's options (absent flags keep its defaults). */
+function httpTimes(flags: CommandContext<McpListenFlags>["flags"]) {
+  const times: { headersTimeoutMs?: number; bodyTimeoutMs?: number; keepAliveMs?: number } = {};
+  const header = flags["header-timeout"];
+  const body = flags["body-timeout"];
+  const keepAlive = flags["keep-alive"];
+  if (header !== undefined) times.headersTimeoutMs = Math.round(header * 1000);
+  if (body !== undefined) times.bodyTimeoutMs = Math.round(body * 1000);
+  if (keepAlive !== undefined) times.keepAliveMs = Math.round(keepAlive * 1000);
+  return times;
 }
 
 /** A tool's danger level, read back from its annotations. */
