@@ -138,10 +138,11 @@ const CLIENT_ERRORS: Record<string, string> = {
  * createServer(nodeListener(handler)).listen(7010, "127.0.0.1");
  * ```
  */
-export function nodeListener(
-  handler: HttpHandler,
-): (request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse) => void {
-  return (request, response) => void serveNode(handler, request, response);
+export function nodeListener(handler: HttpHandler): (request: object, response: object) => void {
+  // Typed as plain objects, so that the package's types name no Node type (a project without @types/node
+  // type-checks them); node:http hands an IncomingMessage and a ServerResponse.
+  return (request, response) =>
+    void serveNode(handler, request as NodeHttp.IncomingMessage, response as NodeHttp.ServerResponse);
 }
 
 async function serveNode(
