@@ -60,6 +60,9 @@ export function execCatalog(
   return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
 }
 
+/** Spawn errors that say the server is out of a resource for now, not that the program is missing. */
+const RESOURCE_ERRORS = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {
   const startedAt = monotonicMs();
   if (call.unconfirmed) {
@@ -104,6 +107,8 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
   const read = readEnvelope(lastLine(run.stdout));
   if ("envelope" in read) return read.envelope;
   const started = run.exit.spawnError === undefined;
+  // Out of descriptors, processes or memory: nothing ran, and a retry may well succeed.
+  const exhausted = !started && RESOURCE_ERRORS.has(run.exit.spawnError!);
   const dropped = run.stdoutDropped === 0
     ? ""
     : `; its stdout passed the --max-output-bytes limit of ${maxOutputBytes} bytes; its first ${run.stdoutDropped} bytes were dropped`;
@@ -115,8 +120,12 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
         ? `${words} exited ${run.exit.code} without an envelope on its last stdout line (${
           read.problems.join("; ")
         })${dropped}`
+        : exhausted
+        ? `${words}: the server could not start '${
+          target.argv[0]
+        }' right now (${run.exit.spawnError}: it has no file descriptors, processes or memory to spare); nothing ran`
         : `${words}: the program '${target.argv[0]}' could not be started (${run.exit.spawnError})`,
-      retryable: false,
+      retryable: exhausted,
       phase: "execution",
       exit_code: run.exit.code,
       ...(run.exit.signal === null ? {} : { signal: run.exit.signal }),

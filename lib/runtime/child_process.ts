@@ -101,12 +101,18 @@ export function spawnChild(
 ): ChildProcess {
   const process = nodeProcess();
   const windows = process.platform === "win32";
-  const node = childProcessModule().spawn(command, [...args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
-    detached: !windows,
-  });
+  let node: ReturnType<typeof NodeChildProcess.spawn>;
+  try {
+    node = childProcessModule().spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: !windows,
+    });
+  } catch (error) {
+    // Out of file descriptors or processes, the runtime may refuse at once instead of with an `error` event.
+    return unstarted((error as { code?: string }).code ?? errorText(error));
+  }
   const exited = new Promise<ChildExit>((resolve) => {
     node.once("error", (error: Error & { code?: string }) => {
       // The shell's conventions: 127 for a program that is not there, 126 for one that cannot run.
@@ -143,8 +149,8 @@ export function spawnChild(
     stdin: node.stdin
       ? (streamModule().Writable.toWeb(node.stdin) as unknown as WritableStream<Uint8Array>)
       : null,
-    stdout: endOnError(node.stdout!),
-    stderr: endOnError(node.stderr!),
+    stdout: node.stdout ? endOnError(node.stdout) : emptyStream(),
+    stderr: node.stderr ? endOnError(node.stderr) : emptyStream(),
     exited,
     kill(signal = "SIGTERM") {
       if (!windows) return signalGroup(signal);
@@ -161,6 +167,27 @@ export function spawnChild(
     else child.groupAlive();
   });
   return child;
+}
+
+/** A child that could not be started: it exits at once, with why, and has nothing to read. */
+function unstarted(reason: string): ChildProcess {
+  return {
+    pid: -1,
+    stdin: null,
+    stdout: emptyStream(),
+    stderr: emptyStream(),
+    exited: Promise.resolve({ code: 127, signal: null, spawnError: reason }),
+    kill: () => false,
+    groupAlive: () => false,
+  };
+}
+
+function emptyStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,11 +1,14 @@
 /**
  * Listening sockets — a Unix domain socket or TCP — whose connections are {@linkcode ByteChannel}s, so a
- * protocol session runs over a socket exactly as it runs over stdio. `node:net` serves both runtimes (Deno
- * implements it), loaded on first use.
+ * protocol session runs over a socket exactly as it runs over stdio. `node:net` on Node (loaded on first
+ * use), `Deno.listen` on Deno (deno_socket.ts: Deno's `node:net` server stops accepting for good once the
+ * process ran out of file descriptors).
  * @module
  */
 import type * as NodeNet from "node:net";
 import { nodeFs, nodeProcess } from "./node_process.ts";
+import { deno } from "./deno_api.ts";
+import { listenDenoSocket } from "./deno_socket.ts";
 import type { ByteChannel } from "./byte_channel.ts";
 import { nodeWrite } from "./stdio.ts";
 import { nodeStreamReader } from "./stdin_reader.ts";
@@ -54,6 +57,7 @@ export function listenSocket(
   address: SocketAddress,
   onConnection: (connection: SocketConnection) => void,
 ): Promise<SocketListener> {
+  if (deno !== undefined) return listenDenoSocket(address, onConnection);
   // Half-open: a client that shuts down its sending side (`shutdown(SHUT_WR)`, `nc -N`) still reads the
   // answers to what it sent; the server ends its side once it has answered.
   const server = netModule().createServer(

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connectSocket, type SocketAddress } from "../../lib/runtime/socket.ts";
@@ -222,6 +223,83 @@ describe("toolwire mcp listen", () => {
     assert.equal(open.code, 2, "an HTTP endpoint others can reach needs authentication, or --no-auth");
     assert.match(onlyEnvelope(open.stdout).error.message, /needs authentication/);
   });
+
+  it(
+    "out of file descriptors, a bridged call is a retryable tool error, and the listener serves again once they are free",
+    { skip: process.platform === "linux" ? false : "ulimit -n and /proc are Linux's" },
+    async () => {
+      const dir = scratch();
+      // The server gets few descriptors: connections use them up until one is no longer accepted.
+      const child = start(
+        [
+          "sh",
+          "-c",
+          'ulimit -n 64 && exec "$0" "$@"',
+          ...TOOLWIRE,
+          "mcp",
+          "listen",
+          "--exec",
+          execLine(NOTES),
+          "tcp:127.0.0.1:0",
+        ],
+        { env: { NOTES_HOME: dir } },
+      );
+      let stderr = "";
+      const shown = await new Promise<string>((resolve, reject) => {
+        child.stderr!.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /serving \S+ on (\S+)/.exec(stderr);
+          if (found) resolve(found[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`mcp listen exited ${code}: ${stderr}`)));
+      });
+      const done = finished(child, 60_000);
+      const address = socketAddress(shown);
+      const open: Array<Awaited<ReturnType<typeof session>>> = [];
+      try {
+        for (let i = 0; i < 100; i++) {
+          const s = await session(address);
+          const listed = await Promise.race([
+            s.request(modern(1, "tools/list")),
+            new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000)),
+          ]);
+          if (listed === undefined) {
+            void s.close();
+            break;
+          }
+          open.push(s);
+        }
+        assert.ok(
+          open.length > 0 && open.length < 100,
+          `descriptors ran out after ${open.length} connections`,
+        );
+        // One descriptor back is not enough to start a child (its three pipes need six).
+        await open.pop()!.close();
+        const call = await open[0]!.request(modern(2, "tools/call", { name: "list", arguments: {} }));
+        assert.equal(call.error, undefined, `answered as a tool result, not ${JSON.stringify(call.error)}`);
+        const envelope = call.result.structuredContent;
+        if (!envelope.ok) {
+          assert.equal(envelope.error.retryable, true, JSON.stringify(envelope.error));
+          assert.match(envelope.error.message, /EMFILE|ENFILE|EAGAIN/);
+        }
+        await Promise.all(open.splice(0).map((s) => s.close()));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const fresh = await session(address);
+        const again = await fresh.request(modern(3, "tools/call", { name: "list", arguments: {} }));
+        assert.equal(
+          again.result.structuredContent.ok,
+          true,
+          "the listener serves again once descriptors are free",
+        );
+        await fresh.close();
+      } finally {
+        await Promise.all(open.map((s) => s.close()));
+        child.kill("SIGTERM");
+        await done;
+      }
+      assert.doesNotMatch(stderr, /panicked|stack backtrace|TypeError/);
+    },
+  );
 
   it("is not an MCP tool of toolwire's own server", async () => {
     const manifest = onlyEnvelope((await run([...TOOLWIRE, "manifest"])).stdout).data;
