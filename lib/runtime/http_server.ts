@@ -14,6 +14,10 @@ import {
   type HttpRequest,
 } from "./http_exchange.ts";
 import { nodeProcess } from "./node_process.ts";
+import { descriptorHeadroom } from "./descriptors.ts";
+
+/** Descriptors kept free beside the connections: a bridged call's child needs six, a file one. */
+const DESCRIPTORS_KEPT = 32;
 
 const encoder = new TextEncoder();
 
@@ -30,7 +34,10 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this long. @default 5000 */
   keepAliveTimeoutMs?: number;
-  /** Connections open at once; one more is refused. @default 1024 */
+  /**
+   * Connections open at once; one more is refused. Never more than the process's file descriptors allow
+   * with some to spare (Linux). @default 1024
+   */
   maxConnections?: number;
 }
 
@@ -72,7 +79,7 @@ export function listenHttp(
   handler: HttpHandler,
   options: HttpServerOptions = {},
 ): Promise<HttpServer> {
-  return listenNode(host, port, handler, options);
+  return descriptorHeadroom().then((room) => listenNode(host, port, handler, options, room ?? Infinity));
 }
 
 function listenNode(
@@ -80,6 +87,7 @@ function listenNode(
   port: number,
   handler: HttpHandler,
   options: HttpServerOptions,
+  room: number,
 ): Promise<HttpServer> {
   const http = nodeProcess().getBuiltinModule("node:http") as typeof NodeHttp;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
@@ -91,7 +99,7 @@ function listenNode(
     // The body's own limit is the handler's (it reads the body within a time limit of its own).
     requestTimeout: 0,
   }, nodeListener(handler));
-  server.maxConnections = options.maxConnections ?? 1024;
+  server.maxConnections = Math.max(1, Math.min(options.maxConnections ?? 1024, room - DESCRIPTORS_KEPT));
   // A request the parser refuses — headers too slow, too large, not HTTP — ends that connection only.
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();
