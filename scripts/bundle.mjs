@@ -19,9 +19,14 @@
 //   and the bridge. It imports the first chunk and re-exports the lazy modules only.
 //
 // V8 parses a whole module before running any of it, so every start of a tool pays for each byte of the
-// chunk it loads: ~147 KB, not the whole ~225 KB library. A file more costs a run that loads it ~0.6 M
-// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it. The chunks are minified (whitespace and syntax:
-// ~25% fewer bytes; names stay, so a stack trace names the functions, and the source maps lead to lib/).
+// chunk it loads: ~200 KB, not the whole ~310 KB library. A file more costs a run that loads it ~0.6 M
+// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it.
+//
+// The chunks are not minified. Node prints the source line of an uncaught error's throw site above the
+// error, and a tool author's first registration mistake is thrown from the first chunk: minified to one
+// line per module, that line was 35 KB of text before the message. Readable lines cost the start ~4 M
+// instructions of ~240 M on Node 24 (minifying whitespace and syntax saved ~28 % of the bytes;
+// docs/performance.md), and the source maps still lead to lib/.
 //
 // One copy of each module is what makes `instanceof CommandError` hold across entries and keeps one stdio
 // channel per process: bundling each entry on its own would copy what they share into each. esbuild's code
@@ -72,8 +77,6 @@ const common = {
   logLevel: "warning",
   absWorkingDir: root,
   write: false,
-  minifyWhitespace: true,
-  minifySyntax: true,
   // Each bundle ships with a source map that carries the TypeScript sources, so a stack trace can be read
   // against lib/ (`node --enable-source-maps`) although the package ships no sources.
   sourcemap: "linked",

@@ -216,13 +216,20 @@ describe("the npm package", { timeout: 180_000 }, () => {
     ) {
       const text = readFileSync(join(installed, bundle!), "utf8");
       assert.match(text, /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
+      // Lines a person can read: Node prints the throwing line above an uncaught error, so a module on one
+      // line would bury the message.
+      const longest = Math.max(...text.split("\n").map((line) => line.length));
+      assert.ok(longest <= 1000, `${bundle} has a line of ${longest} characters`);
       assert.doesNotMatch(text, /[\u0080-\u{10ffff}]/u, `${bundle} is ASCII only`);
       const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as {
         sources: string[];
         sourcesContent?: string[];
       };
       if (source === undefined) {
-        assert.match(text, /^import\{[\w$,]+\}from"\.\/chunks\/toolwire\.js";export\{[\w$, ]+\};\n/);
+        assert.match(
+          text,
+          /^import \{[\w$,\s]+\} from "\.\/chunks\/toolwire\.js";\s*export \{[\w$,\s]+\};\n/,
+        );
       } else {
         assert.ok(map.sources.some((path) => path.endsWith(source)), `${bundle}'s map points at ${source}`);
       }
