@@ -212,6 +212,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
         ["chunks/toolwire_rest.js", "lib/protocol/lsp/serve_lsp.ts"],
         ["chunks/toolwire_lazy.js", "lib/runtime/file_lock.ts"],
         ["cmd/toolwire.js", "cmd/toolwire.ts"],
+        ["cmd/toolwire_tool.js", "cmd/toolwire_tool.ts"],
       ]
     ) {
       const text = readFileSync(join(installed, bundle!), "utf8");
