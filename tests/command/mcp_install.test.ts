@@ -47,11 +47,13 @@ function sandbox(): Sandbox {
 }
 
 // The variables that move a client's configuration are cleared, so the defaults under HOME are what counts.
-// Deno keeps its cache under HOME unless told otherwise: it stays where it was, outside the sandbox.
+// Deno keeps its cache under HOME unless told otherwise, and so does the toolwire binary its Node compile
+// cache: they stay where they were, outside the sandbox.
 function sandboxEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
   return {
     HOME: box.home,
     XDG_CONFIG_HOME: "",
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
     CLAUDE_CONFIG_DIR: "",
     APPDATA: "",
     DENO_DIR: process.env.DENO_DIR || join(homedir(), ".cache", "deno"),
