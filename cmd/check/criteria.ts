@@ -29,6 +29,10 @@ export const CRITERIA = [
     "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals (REQ-O-041)",
   ],
   [
+    "manifest-etag",
+    "The manifest's etag is the sha256 of its content (schema_version, framework_version and commands as canonical JSON), so a client holding it can tell whether the manifest changed",
+  ],
+  [
     "ac01-stdout-protocol-fields",
     'The manifest shows stdout: "protocol" and a kebab-case protocol name on every protocol server command, and neither field on any other command',
   ],

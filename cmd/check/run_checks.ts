@@ -82,7 +82,7 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
       suggestion: "name the CLI after --: toolwire check -- <program> [arguments…]",
     });
   }
-  const commands = checkManifest(ledger, manifestRun);
+  const commands = await checkManifest(ledger, manifestRun);
   if (commands === undefined) {
     return report(cli, ledger, "the CLI printed no manifest, so nothing else could be checked");
   }

@@ -40,6 +40,7 @@ export { DEFAULT_MAX_IN_FLIGHT } from "../protocol/slot_pool.ts";
 
 // The contract, checked from outside (`toolwire check`).
 export { readEnvelope, validateEnvelope } from "../command/contract/envelope_validation.ts";
+export { manifestEtag } from "../command/contract/manifest.ts";
 export { COMMAND_FRAMEWORK_FLAGS } from "../command/contract/framework_flags.ts";
 export { PROTOCOL_FORBIDDEN } from "../command/contract/registration_rules.ts";
 export { renderPlainData } from "../command/cli/plain_text.ts";
