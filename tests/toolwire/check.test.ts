@@ -107,6 +107,9 @@ describe("toolwire check passes on conforming CLIs", () => {
     assert.match(result.stdout, /\nPASS {2}ac07-stdout-purity +Once serving begins/);
     assert.match(result.stdout, /\nskip {2}ac05-prepare-failure /);
     assert.match(result.stdout, /\n23 criteria: 22 passed, 0 failed, 1 skipped\n$/);
+    // Words, not requirement ids: a criterion's id is shown once, beside what it asks.
+    assert.doesNotMatch(result.stdout, /REQ-[A-Z]-\d/);
+    assert.doesNotMatch(result.stdout, /\bac\d\d\b(?!-)/);
   });
 });
 
