@@ -1,35 +1,11 @@
 #!/usr/bin/env node
 /**
- * `toolwire`: the binary, built with the library itself.
- *
- *   toolwire manifest                                  its own contract
- *   toolwire mcp serve --exec "python3 tools/cli.py"   any manifest-printing CLI as an MCP server
- *   toolwire mcp install --client claude-desktop --exec "python3 tools/cli.py"   registered with a client
- *   toolwire mcp listen --exec "python3 tools/cli.py" http://127.0.0.1:7010/mcp the same over HTTP or a socket
- *   toolwire check -- python3 tools/cli.py             any CLI against REQ-C-032, from outside
- *   toolwire mcp snapshot --exec "<cli>" --output f    the tools it would serve, saved
- *   toolwire mcp diff --exec "<cli>" --snapshot f      drift between those tools and a saved or live list
+ * The `toolwire` binary's entry. On Node it first turns on the compile cache (a directory under the user's
+ * cache dir; see lib/runtime/compile_cache.ts), then loads the binary itself, cmd/toolwire_tool.ts, with
+ * `import()`: a module Node compiled before the cache was on is not cached, and the library is most of what
+ * a start compiles. On Deno it only loads the binary.
  */
-import { createTool, FRAMEWORK_VERSION } from "../mod.ts";
-import { registerCheck } from "./check/check_command.ts";
-import { registerMcpDiff } from "./mcp_diff.ts";
-import { TOOLWIRE_DENO_PERMISSIONS, withExecInstall } from "./mcp_install_exec.ts";
-import { withExecListen } from "./mcp_listen.ts";
-import { withExec } from "./mcp_serve_exec.ts";
-import { registerMcpSnapshot } from "./mcp_snapshot.ts";
+import { enableCompileCache } from "../lib/runtime/compile_cache.ts";
 
-const tool = createTool({
-  name: "toolwire",
-  version: FRAMEWORK_VERSION,
-  description:
-    "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
-  extendMcpServe: withExec,
-  extendMcpInstall: withExecInstall,
-  extendMcpListen: withExecListen,
-  denoPermissions: TOOLWIRE_DENO_PERMISSIONS,
-});
-registerCheck(tool);
-registerMcpSnapshot(tool);
-registerMcpDiff(tool);
-
-await tool.main();
+enableCompileCache("toolwire");
+await import("./toolwire_tool.ts");

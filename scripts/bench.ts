@@ -3,8 +3,10 @@
  * servers and a bare JSON line loop on each runtime (the floor), every server exposing the same tool
  * `echo {text}`. Linux only: it reads /proc.
  *
- *   npm run bench                 full run (several minutes on 2 cores)
+ *   npm run bench                 full run on the pinned Node 24 (several minutes on 2 cores), which
+ *                                 scripts/node_versions.mjs installs into .node/ on first use
  *   npm run bench -- --quick      smaller counts, for a smoke test (too few runs and calls for the verdicts)
+ *   node dist/scripts/bench.js    the same on the node that runs it (after `npm run build`)
  *   node dist/scripts/bench.js --only=bare/,toolwire/ --profile --no-big
  *                                 only the servers whose key contains "bare/" or "toolwire/" (the Node
  *                                 ones), no 1/8 MiB phases, and `--cpu-prof` on the measured Node toolwire

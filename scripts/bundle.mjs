@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // After `tsc` has emitted dist/ (per-file JS and the .d.ts files that type the package), the entry points
 // Node users load are replaced by bundles at the same paths: `dist/mod.js` (the library), its subpaths
-// `dist/lib/protocol/{mcp,lsp,dap}/mod.js` and `dist/lib/framing/mod.js`, and `dist/cmd/toolwire.js` (the
-// binary). A process that loads two or three files instead of ~70 ES modules starts ~40 ms sooner, and an
-// MCP client in auto mode spawns a server twice per connect.
+// `dist/lib/protocol/{mcp,lsp,dap}/mod.js` and `dist/lib/framing/mod.js`, and the binary: `dist/cmd/toolwire.js`
+// (its entry, which turns on Node's compile cache) and `dist/cmd/toolwire_tool.js` (the binary's own code). A
+// process that loads two or three files instead of ~70 ES modules starts ~40 ms sooner, and an MCP client in
+// auto mode spawns a server twice per connect.
 //
 // The library is three chunks, and every module of it is in exactly one of them:
 //
@@ -19,9 +20,14 @@
 //   and the bridge. It imports the first chunk and re-exports the lazy modules only.
 //
 // V8 parses a whole module before running any of it, so every start of a tool pays for each byte of the
-// chunk it loads: ~147 KB, not the whole ~225 KB library. A file more costs a run that loads it ~0.6 M
-// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it. The chunks are minified (whitespace and syntax:
-// ~25% fewer bytes; names stay, so a stack trace names the functions, and the source maps lead to lib/).
+// chunk it loads: ~200 KB, not the whole ~310 KB library. A file more costs a run that loads it ~0.6 M
+// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it.
+//
+// The chunks are not minified. Node prints the source line of an uncaught error's throw site above the
+// error, and a tool author's first registration mistake is thrown from the first chunk: minified to one
+// line per module, that line was 35 KB of text before the message. Readable lines cost the start ~4 M
+// instructions of ~240 M on Node 24 (minifying whitespace and syntax saved ~28 % of the bytes;
+// docs/performance.md), and the source maps still lead to lib/.
 //
 // One copy of each module is what makes `instanceof CommandError` hold across entries and keeps one stdio
 // channel per process: bundling each entry on its own would copy what they share into each. esbuild's code
@@ -57,7 +63,19 @@ const DEFERRED = [
  * loads on their first use. A module no other chunk reaches by a static import (the build fails otherwise).
  */
 const LAZY = ["lib/runtime/file_lock.ts"];
+/**
+ * The binary: an entry that turns on the compile cache and then loads the binary's own code with `import()`,
+ * so that Node compiles that code and the library with the cache on. The entry bundles only the cache's
+ * module and what it imports, nothing that holds state.
+ */
 const BINARY = "cmd/toolwire.ts";
+const BINARY_TOOL = "cmd/toolwire_tool.ts";
+const LAUNCHER_INPUTS = [
+  BINARY,
+  "lib/runtime/compile_cache.ts",
+  "lib/runtime/node_process.ts",
+  "lib/runtime/deno_api.ts",
+];
 const CHUNK = "dist/chunks/toolwire.js";
 const REST = "dist/chunks/toolwire_rest.js";
 const LAZY_CHUNK = "dist/chunks/toolwire_lazy.js";
@@ -90,8 +108,6 @@ const common = {
   logLevel: "warning",
   absWorkingDir: root,
   write: false,
-  minifyWhitespace: true,
-  minifySyntax: true,
   // Each bundle ships with a source map that carries the TypeScript sources, so a stack trace can be read
   // against lib/ (`node --enable-source-maps`) although the package ships no sources.
   sourcemap: "linked",
@@ -221,7 +237,7 @@ const toRest = {
           }],
         };
       }
-      const entry = fromBinary ? BINARY : relative(root, args.importer);
+      const entry = fromBinary ? BINARY_TOOL : relative(root, args.importer);
       const from = dirname(join(root, "dist", entry));
       return { path: `./${relative(from, join(root, REST))}`.replace(/^\.\/\.\.\//, "../"), external: true };
     });
@@ -230,14 +246,42 @@ const toRest = {
 
 const entries = await build({
   ...common,
-  entryPoints: [...LIBRARY.slice(1), BINARY],
+  entryPoints: [...LIBRARY.slice(1), BINARY_TOOL],
   outbase: ".",
   outdir: "dist",
   entryNames: "[dir]/[name]",
   plugins: [...common.plugins, toRest],
 });
 
-for (const file of [...chunks.outputFiles, ...entries.outputFiles]) {
+/** The binary's entry keeps its `import()` of the binary's code, which is an entry of its own. */
+const toTool = {
+  name: "to-tool",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/toolwire_tool\.ts$/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      return { path: "./toolwire_tool.js", external: true };
+    });
+  },
+};
+const launcher = await build({
+  ...common,
+  entryPoints: [BINARY],
+  outbase: ".",
+  outdir: "dist",
+  entryNames: "[dir]/[name]",
+  metafile: true,
+  plugins: [toTool],
+});
+const launcherInputs = Object.keys(launcher.metafile.inputs).filter((input) =>
+  !LAUNCHER_INPUTS.includes(input)
+);
+if (launcherInputs.length > 0) {
+  throw new Error(
+    `${BINARY} bundles ${launcherInputs.join(", ")}: it must load the library with import() only`,
+  );
+}
+
+for (const file of [...chunks.outputFiles, ...entries.outputFiles, ...launcher.outputFiles]) {
   await mkdir(dirname(file.path), { recursive: true });
   await writeFile(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text));
 }

@@ -1,21 +1,36 @@
 #!/usr/bin/env node
-// The whole test suite, on both runtimes: type-check (tsc, deno check, and every documentation example),
-// build, then the same test files under Node (tsx) and under `deno test`. Node 20 does not expand test globs,
-// so the files are listed here.
+// The whole test suite: type-check (tsc, deno check, and every documentation example), build, then the same
+// test files under Node (tsx) — on this machine's node and on each pinned Node that scripts/node_versions.mjs
+// has installed — and under `deno test`. Node 20 does not expand test globs, so the files are listed here.
 //
-//   node scripts/test.mjs            everything
-//   node scripts/test.mjs node       only the Node half (after the checks and the build)
-//   node scripts/test.mjs deno       only the Deno half
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+//   node scripts/test.mjs                    everything: every Node half that is installed, then Deno
+//   node scripts/test.mjs node [filter]      only the Node half on this node (after the checks and the build)
+//   node scripts/test.mjs node24 [filter]    only the Node half on the pinned Node 24 (installed when missing)
+//   node scripts/test.mjs deno [filter]      only the Deno half
+//   node scripts/test.mjs all [filter]       every half, only the files whose path contains the filter
+//
+// Halves combine with commas (`node,node26`), and a path to a node binary is a half too
+// (`/opt/node22/bin/node`). A Node half runs with its binary's directory first on PATH, so that `node`,
+// and every `#!/usr/bin/env node` a test starts, is that Node.
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoBin } from "./deno_bin.mjs";
+import { installedMajors, installNode, PINNED } from "./node_versions.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const only = process.argv[2];
+const selection = process.argv[2] ?? "all";
 const filter = process.argv[3];
+/** Test files at once within one half (node --test-concurrency, DENO_JOBS). */
+const FILES_AT_ONCE = "4";
+/**
+ * Halves at once. One half's four files already keep two cores busy, and the suite's files start real
+ * processes and wait on time limits: measured on two cores, the four halves one after the other took 1179 s
+ * and passed, two at once 1303 s with two tests past their time limits (docs/testing.md).
+ */
+const HALVES_AT_ONCE = Number(process.env.TOOLWIRE_TEST_HALVES ?? 1);
 
 function testFiles(dir) {
   const found = [];
@@ -27,7 +42,11 @@ function testFiles(dir) {
   return found.sort();
 }
 
-/** Runs one step; with `capture`, its stdout is also handed back (and still printed). */
+function elapsed(started) {
+  return `${((Date.now() - started) / 1000).toFixed(1)} s`;
+}
+
+/** Runs one step in the foreground; with `capture`, its stdout is also handed back (and still printed). */
 function step(title, command, args, env = {}, capture = false) {
   console.log(`\n=== ${title}\n$ ${[command, ...args].join(" ")}`);
   const started = Date.now();
@@ -38,26 +57,165 @@ function step(title, command, args, env = {}, capture = false) {
     maxBuffer: 1 << 28,
   });
   if (capture) process.stdout.write(result.stdout);
-  console.log(
-    `=== ${title}: ${result.status === 0 ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${
-      ((Date.now() - started) / 1000).toFixed(1)
-    } s`,
-  );
+  console.log(`=== ${title}: ${outcome(result.status, result.signal)} in ${elapsed(started)}`);
   return { ok: result.status === 0, stdout: capture ? result.stdout.toString() : "" };
 }
 
-/** Test counts, added up over both runtimes for the closing line. */
-const counts = { passed: 0, failed: 0, skipped: 0 };
-function count(passed, failed, skipped) {
-  counts.passed += passed;
-  counts.failed += failed;
-  counts.skipped += skipped;
+function outcome(status, signal) {
+  return status === 0 ? "ok" : `FAILED (exit ${status ?? signal})`;
 }
 
-const deno = denoBin();
+/** What a half runs, named for the runtime it runs on. */
+function nodeHalf(binary) {
+  const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  if (!version) throw new Error(`${binary} is not a node binary`);
+  return { title: `node ${version}`, kind: "node", version, binary };
+}
+
+/** The halves `selection` names, in the order they run; a Node version named twice runs once. */
+function halves() {
+  const names = selection === "all"
+    ? ["node", ...installedMajors().map((major) => `node${major}`), "deno"]
+    : selection.split(",");
+  const chosen = [];
+  for (const name of names) {
+    if (name === "deno") {
+      const version = spawnSync(denoBin(), ["--version"], { encoding: "utf8" }).stdout?.split(" ")[1];
+      chosen.push({ title: `deno ${version ?? "(not found)"}`, kind: "deno" });
+      continue;
+    }
+    const major = name.match(/^node(\d+)$/)?.[1];
+    const binary = name === "node"
+      ? process.execPath
+      : major !== undefined
+      ? installNode(major)
+      : name.includes("/")
+      ? name
+      : undefined;
+    if (binary === undefined) {
+      throw new Error(
+        `unknown half '${name}': node, ${Object.keys(PINNED).map((m) => `node${m}`).join(", ")}, ` +
+          "a path to a node binary, deno, or all",
+      );
+    }
+    const half = nodeHalf(binary);
+    if (!chosen.some((other) => other.version === half.version)) chosen.push(half);
+  }
+  return chosen;
+}
+
+/** Test counts, added up over every half for the closing line. */
+const counts = { passed: 0, failed: 0, skipped: 0 };
+
+/**
+ * Starts a half in the background, its output in a log file, and resolves when it ends. Dots on the console,
+ * failures in full at the end; the Node half's TAP file and the Deno half's summary line give the counts.
+ */
+function runHalf(half, files, reports, live) {
+  const log = join(reports, `${half.title.replaceAll(" ", "-")}.log`);
+  const tap = join(reports, `${half.title.replaceAll(" ", "-")}.tap`);
+  const [command, args, env] = half.kind === "node"
+    ? [half.binary, [
+      "--import",
+      "tsx",
+      "--test",
+      `--test-concurrency=${FILES_AT_ONCE}`,
+      "--test-reporter=dot",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tap}`,
+      ...files,
+    ], { PATH: `${dirname(half.binary)}${delimiter}${process.env.PATH ?? ""}` }]
+    : [denoBin(), ["test", "-A", "--quiet", "--parallel", "--no-check", "--reporter=dot", ...files], {
+      DENO_JOBS: FILES_AT_ONCE,
+      NO_COLOR: "1",
+    }];
+  console.log(`\n=== ${half.title} (${files.length} files) started\n$ ${[command, ...args].join(" ")}`);
+  const started = Date.now();
+  const out = createWriteStream(log);
+  const child = spawn(command, args, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipe(out, { end: false });
+    if (live) stream.pipe(stream === child.stdout ? process.stdout : process.stderr, { end: false });
+  }
+  return new Promise((resolve) => {
+    child.on("close", (status, signal) => {
+      out.end(() => {
+        const text = readFileSync(log, "utf8");
+        // A half that ran alone was shown as it went; one of several is shown whole once it ends.
+        const shown = live ? "" : `\n${text.trimEnd()}`;
+        console.log(`\n=== ${half.title}: ${outcome(status, signal)} in ${elapsed(started)}${shown}`);
+        if (half.kind === "node") countTap(readFileSync(tap, "utf8"));
+        else countDeno(text, status === 0);
+        resolve(status === 0);
+      });
+    });
+  });
+}
+
+function countTap(summary) {
+  const total = (name) => Number(summary.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
+  counts.passed += total("pass");
+  counts.failed += total("fail") + total("cancelled");
+  counts.skipped += total("skipped") + total("todo");
+}
+
+function countDeno(output, ok) {
+  // "ok | 27 passed (529 steps) | 0 failed | 1 ignored (4 steps)": describe blocks are tests, their cases steps.
+  const summary = output.match(
+    /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?(?: \| (\d+) ignored(?: \((\d+) steps?\))?)?/,
+  );
+  if (summary === null) console.log("deno test printed no summary line");
+  const [passed, passedSteps, failedTests, failedSteps, ignored, ignoredSteps] = (summary ?? []).slice(1).map(
+    (n) => n === undefined ? undefined : Number(n),
+  );
+  counts.passed += passedSteps ?? passed ?? 0;
+  counts.failed += failedSteps ?? failedTests ?? (ok ? 0 : 1);
+  counts.skipped += (ignored ?? 0) + (ignoredSteps ?? 0);
+}
+
+/** Runs the halves, at most HALVES_AT_ONCE at a time, in their order; resolves to each one's success. */
+async function runHalves(list, files) {
+  const reports = mkdtempSync(join(tmpdir(), "toolwire-test-"));
+  try {
+    const results = [];
+    const atOnce = Math.max(1, Math.min(HALVES_AT_ONCE, list.length));
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const half = list[next++];
+        results.push(await runHalf(half, files, reports, atOnce === 1));
+      }
+    };
+    await Promise.all(Array.from({ length: atOnce }, worker));
+    return results;
+  } finally {
+    rmSync(reports, { recursive: true, force: true });
+  }
+}
+
+let plan;
+try {
+  plan = halves();
+} catch (error) {
+  console.error(`test: ${error.message}`);
+  process.exit(2);
+}
 const files = testFiles(join(root, "tests")).filter((file) => !filter || file.includes(filter));
-const concurrency = "4";
+const deno = denoBin();
 const results = [];
+console.log(`halves: ${plan.map((half) => half.title).join(", ")}`);
+const missing = Object.entries(PINNED).filter(([major]) => !installedMajors().includes(major));
+if (selection === "all" && missing.length > 0) {
+  console.log(
+    `not installed, so not run: node ${missing.map(([, version]) => version).join(", ")} ` +
+      "(node scripts/node_versions.mjs install)",
+  );
+}
 
 results.push(
   step("tsc (library, examples, tests)", process.execPath, [
@@ -93,59 +251,13 @@ if (files.some((file) => file.startsWith(join("tests", "interop")))) {
     step("python interop setup", process.execPath, [join(root, "scripts/python_interop_setup.mjs")]).ok,
   );
 }
-if (only !== "deno") {
-  // Dots on the console, failures in full at the end; the TAP file gives the counts.
-  const reports = mkdtempSync(join(tmpdir(), "toolwire-tap-"));
-  const tap = join(reports, "node.tap");
-  const ran = step(`node --test (${files.length} files)`, process.execPath, [
-    "--import",
-    "tsx",
-    "--test",
-    `--test-concurrency=${concurrency}`,
-    "--test-reporter=dot",
-    "--test-reporter-destination=stdout",
-    "--test-reporter=tap",
-    `--test-reporter-destination=${tap}`,
-    ...files,
-  ]);
-  const summary = readFileSync(tap, "utf8");
-  const total = (name) => Number(summary.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
-  count(total("pass"), total("fail") + total("cancelled"), total("skipped") + total("todo"));
-  rmSync(reports, { recursive: true, force: true });
-  results.push(ran.ok);
-}
-if (only !== "node") {
-  const ran = step(`deno test (${files.length} files)`, deno, [
-    "test",
-    "-A",
-    "--quiet",
-    "--parallel",
-    "--no-check",
-    "--reporter=dot",
-    ...files,
-  ], {
-    DENO_JOBS: concurrency,
-    NO_COLOR: "1",
-  }, true);
-  // "ok | 27 passed (529 steps) | 0 failed | 1 ignored (4 steps)": describe blocks are tests, their cases steps.
-  const summary = ran.stdout.match(
-    /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?(?: \| (\d+) ignored(?: \((\d+) steps?\))?)?/,
-  );
-  if (summary === null) console.log("deno test printed no summary line");
-  const [passed, passedSteps, failedTests, failedSteps, ignored, ignoredSteps] = (summary ?? []).slice(1).map(
-    (n) => n === undefined ? undefined : Number(n),
-  );
-  count(
-    passedSteps ?? passed ?? 0,
-    failedSteps ?? failedTests ?? (ran.ok ? 0 : 1),
-    (ignored ?? 0) + (ignoredSteps ?? 0),
-  );
-  results.push(ran.ok);
-}
+results.push(...await runHalves(plan, files));
 
 const failed = results.filter((ok) => !ok).length;
 console.log(failed === 0 ? "\nall green" : `\n${failed} step(s) failed`);
-// The closing line: tests over both runtimes (a failed step with no failed test still counts as one).
+// The closing line: tests over every half (a failed step with no failed test still counts as one).
 const failures = counts.failed > 0 || failed === 0 ? counts.failed : failed;
-console.log(`tests: ${counts.passed} passed, ${failures} failed, ${counts.skipped} skipped`);
+console.log(
+  `tests: ${counts.passed} passed, ${failures} failed, ${counts.skipped} skipped (${plan.length} halves)`,
+);
 process.exit(failed === 0 ? 0 : 1);

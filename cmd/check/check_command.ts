@@ -24,7 +24,7 @@ export const DEFAULT_TIME_LIMIT_SECONDS = 600;
 export function registerCheck(tool: Tool): void {
   tool.command("check", {
     description:
-      "Check any CLI against REQ-C-032's acceptance criteria and the envelope and exit-code basics, from outside",
+      "Check any CLI from outside against the contract of protocol server commands and the envelope and exit-code basics",
     // Probes only ask for help, pass flags that must be refused, and start and stop servers: nothing changes.
     danger_level: "safe",
     required_scopes: [],
@@ -43,7 +43,7 @@ export function registerCheck(tool: Tool): void {
       "prepare-failure": {
         type: "array",
         description:
-          'A protocol command and the arguments that make its preparation fail, as one command line ("lsp --config missing.toml"); checks ac05. Repeat for several',
+          'A protocol command and the arguments that make its preparation fail, as one command line ("lsp --config missing.toml"); checks that a failure while preparing to serve ends cleanly. Repeat for several',
       },
       "prepare-failure-env": {
         type: "array",

@@ -22,11 +22,15 @@ export interface CriterionResult {
 export const CRITERIA = [
   [
     "manifest-envelope",
-    "`<cli> --format json manifest` exits 0 with exactly one line on stdout: an envelope with ok: true (REQ-O-041, REQ-F-004)",
+    "`<cli> --format json manifest` exits 0 with exactly one line on stdout: an envelope with ok: true",
   ],
   [
     "manifest-schema",
-    "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals (REQ-O-041)",
+    "The manifest passes toolwire's manifest rules: required fields, exit-code tables, flags, positionals",
+  ],
+  [
+    "manifest-etag",
+    "The manifest's etag is the sha256 of its content (schema_version, framework_version and commands as canonical JSON), so a client holding it can tell whether the manifest changed",
   ],
   [
     "ac01-stdout-protocol-fields",
@@ -75,23 +79,23 @@ export const CRITERIA = [
   ],
   [
     "ac13-one-envelope",
-    'A command without stdout: "protocol" prints, with --format json, exactly one line on stdout: an envelope with exactly ok, data, error, warnings, meta (REQ-F-004, REQ-F-006)',
+    'A command without stdout: "protocol" prints, with --format json, exactly one line on stdout: an envelope with exactly ok, data, error, warnings, meta',
   ],
   [
     "ac13-ok-exit-code",
-    "ok is true exactly when the exit code is 0, and meta.exit_code is the process's exit code (REQ-F-004)",
+    "ok is true exactly when the exit code is 0, and meta.exit_code is the process's exit code",
   ],
   [
     "ac13-declared-exit-codes",
-    "Every exit code observed is in the command's declared exit_codes (REQ-C-001)",
+    "Every exit code observed is in the command's declared exit_codes",
   ],
   [
     "ac13-invalid-flag",
-    'On a command without stdout: "protocol" an invalid flag exits 2 with error.code ARG_ERROR (REQ-F-002, REQ-C-006)',
+    'On a command without stdout: "protocol" an invalid flag exits 2 with error.code ARG_ERROR',
   ],
   [
     "ac13-idempotency-key",
-    'Mutating and destructive commands without stdout: "protocol" declare --idempotency-key (REQ-C-007)',
+    'Mutating and destructive commands without stdout: "protocol" declare --idempotency-key',
   ],
   [
     "ac14-mcp-false-shown",

@@ -2,12 +2,14 @@
  * The criteria a CLI's manifest alone can answer: the manifest envelope, the manifest rules, and REQ-C-032's
  * fields — `stdout`/`protocol`, the fields that do not combine, `mcp` — as the manifest shows them.
  */
-import { validateManifest } from "../../mod.ts";
+import { type Manifest, validateManifest } from "../../mod.ts";
 import {
   type ChildRun,
   COMMAND_FRAMEWORK_FLAGS,
+  errorMessage,
   isRecord,
   lastLine,
+  manifestEtag,
   PROTOCOL_FORBIDDEN,
   readEnvelope,
 } from "../../lib/bridge/mod.ts";
@@ -27,10 +29,10 @@ import { type CheckedCommand, commandsOf, isProtocol, show } from "./checked_com
  *
  * const ledger = new Ledger();
  * const run = await runChild(["notes", "--format", "json", "manifest"], { timeoutMs: 10_000 });
- * const commands = checkManifest(ledger, run);
+ * const commands = await checkManifest(ledger, run);
  * ```
  */
-export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] | undefined {
+export async function checkManifest(ledger: Ledger, run: ChildRun): Promise<CheckedCommand[] | undefined> {
   const lines = nonEmptyLines(run.stdout);
   const read = readEnvelope(lastLine(run.stdout));
   const envelope = "envelope" in read ? read.envelope : undefined;
@@ -59,6 +61,7 @@ export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] |
   const issues = validateManifest(data);
   if (issues.length === 0) ledger.pass("manifest-schema", `${commands.length} commands, no issues`);
   for (const issue of issues) ledger.fail("manifest-schema", issue.message);
+  await checkEtag(ledger, data);
   const byCheckedCommand = (path: string) => issues.filter((issue) => issue.command === path);
   const forbidden = new Set(PROTOCOL_FORBIDDEN.map(([field]) => field));
   const frameworkFlagFields = new Set(Object.keys(COMMAND_FRAMEWORK_FLAGS).map((flag) => `flags.${flag}`));
@@ -103,6 +106,25 @@ export function checkManifest(ledger: Ledger, run: ChildRun): CheckedCommand[] |
     ledger.pass("ac16-no-mcp-true", "no command carries mcp: true");
   }
   return commands;
+}
+
+/** Whether the etag is the one the content calls for; a manifest whose content cannot be hashed fails. */
+async function checkEtag(ledger: Ledger, data: Record<string, unknown>): Promise<void> {
+  const { schema_version, framework_version, commands } = data;
+  let expected: string;
+  try {
+    expected = await manifestEtag({ schema_version, framework_version, commands } as Manifest);
+  } catch (error) {
+    ledger.fail("manifest-etag", `the content cannot be hashed: ${errorMessage(error)}`);
+    return;
+  }
+  ledger.record(
+    "manifest-etag",
+    data.etag === expected,
+    data.etag === expected
+      ? `etag ${expected} matches the content`
+      : `etag ${clip(String(data.etag))} does not match the content, whose etag is ${expected}`,
+  );
 }
 
 function checkIdempotencyFlag(ledger: Ledger, command: CheckedCommand): void {

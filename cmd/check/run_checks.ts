@@ -119,7 +119,7 @@ async function checkAll(cli: readonly string[], options: CheckOptions, ledger: L
       suggestion: "name the CLI after --: toolwire check -- <program> [arguments…]",
     });
   }
-  const commands = checkManifest(ledger, manifestRun);
+  const commands = await checkManifest(ledger, manifestRun);
   ledger.settle(
     "manifest-envelope",
     "manifest-schema",

@@ -77,7 +77,7 @@ export async function checkServer(
       if (probe.lost) {
         ledger.skip(
           "ac08-malformed-request",
-          `${label}: not checked, its stdout could not be read as ${protocol} messages (see ac07)`,
+          `${label}: not checked, its stdout could not be read as ${protocol} messages (see ac07-stdout-purity: stdout carries protocol messages only)`,
         );
       } else {
         const malformed = await probe.malformed();
@@ -144,7 +144,7 @@ export async function checkServer(
       if (early.code === ExitCode.ARG_ERROR) {
         ledger.skip(
           "ac11-idle-not-killed",
-          `${label}: exits 2 with --timeout, which it may not take (REQ-C-012)`,
+          `${label}: exits 2 with --timeout, which every command takes`,
         );
       } else ledger.fail("ac11-idle-not-killed", `${label}: exited ${early.code} after ${idle}`);
     } else if (probe === undefined) {
@@ -155,7 +155,7 @@ export async function checkServer(
     } else if (probe.lost) {
       ledger.skip(
         "ac11-idle-not-killed",
-        `${label}: still running after ${idle}, but whether it still serves is not checked: its stdout could not be read as ${protocol} messages (see ac07)`,
+        `${label}: still running after ${idle}, but whether it still serves is not checked: its stdout could not be read as ${protocol} messages (see ac07-stdout-purity: stdout carries protocol messages only)`,
       );
     } else {
       const answered = await probe.ping();

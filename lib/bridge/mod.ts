@@ -41,12 +41,14 @@ export { mcpServeLimits } from "../command/builtins/mcp_serve_command.ts";
 
 // The contract, checked from outside (`toolwire check`).
 export { readEnvelope, validateEnvelope } from "../command/contract/envelope_validation.ts";
+export { manifestEtag } from "../command/contract/manifest.ts";
 export { COMMAND_FRAMEWORK_FLAGS } from "../command/contract/framework_flags.ts";
 export { PROTOCOL_FORBIDDEN } from "../command/contract/registration_rules.ts";
 export { renderPlainData } from "../command/cli/plain_text.ts";
 
 // Small shared helpers: time limits, thrown values, JSON.
 export { clearLongTimeout, limitMs, setLongTimeout } from "../command/run/time_limit.ts";
+export { errorMessage } from "../command/run/thrown_error.ts";
 export { isRecord, parseJson } from "../json.ts";
 
 // The runtime: processes, files, sockets, the environment.

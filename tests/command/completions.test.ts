@@ -154,7 +154,7 @@ describe("notes completions bash: loaded into bash", () => {
         ["notes", "show", "3", ""],
         ["notes", "add", "--", ""],
       ]);
-      assert.equal(top, "add completions init list lsp manifest mcp remove show");
+      assert.equal(top, "add completions init list lsp manifest mcp remove rm show");
       assert.equal(prefix, "add");
       assert.equal(nested, "install listen serve");
       assert.equal(
@@ -174,6 +174,15 @@ describe("notes completions bash: loaded into bash", () => {
     } finally {
       dir.cleanup();
     }
+  });
+
+  it("offers an alias beside its command (`rm`, `remove`), and after the alias the command's flags", async () => {
+    const [words, flags] = await withScript(
+      await notesScript("bash"),
+      (path) => bashComplete(path, "_notes_complete", [["notes", "r"], ["notes", "rm", "--i"]]),
+    );
+    assert.equal(words, "remove rm");
+    assert.equal(flags, "--idempotency-key");
   });
 
   it("the script is registered for the program: `complete -p notes` names the function", async () => {
@@ -217,7 +226,7 @@ describe("completion scripts for awkward names and values", () => {
     );
   });
 
-  it("bash: aliases walk, odd enum values come back quoted and nothing in them runs", async () => {
+  it("bash: aliases are offered and walk, odd enum values come back quoted and nothing in them runs", async () => {
     const dir = tempDir();
     try {
       const path = join(dir.path, "my-tool.bash");
@@ -227,7 +236,7 @@ describe("completion scripts for awkward names and values", () => {
         ["my-tool", "sync", "go", "--m"],
         ["my-tool", "sync", "run", "--mode", ""],
       ]);
-      assert.equal(words, "run", "aliases are accepted, not offered");
+      assert.equal(words, "go run", "an alias is offered beside its command");
       assert.equal(viaAlias, "--mode");
       assert.equal(values, "fast it\\'s \\$\\(touch\\ PWNED\\) a\\ b semi\\;colon");
       assert.equal(existsSync(join(dir.path, "PWNED")), false);
@@ -306,7 +315,7 @@ describe("notes completions zsh", { skip: NO_ZSH }, () => {
       ]);
     });
     assert.deepEqual(out.trim().split("\n"), [
-      "describe: add completions init list lsp manifest mcp remove show",
+      "describe: add completions init list lsp manifest mcp remove rm show",
       "describe: install listen serve",
       "describe: --title --body --tag --idempotency-key --format --timeout --help -h --schema --version",
       "compadd: claude-desktop|claude-code|vscode|cursor",
@@ -325,7 +334,7 @@ describe("notes completions fish", { skip: NO_FISH }, () => {
         const out = await shell(["fish", "--no-config", "-c", `source '${path}'; complete -C '${line}'`]);
         return out.trim().split("\n").map((entry) => entry.split("\t")[0]).join(" ");
       };
-      assert.equal(await complete("notes "), "add completions init list lsp manifest mcp remove show");
+      assert.equal(await complete("notes "), "add completions init list lsp manifest mcp remove rm show");
       assert.equal(await complete("notes mcp "), "install listen serve");
       assert.equal(await complete("notes add --t"), "--tag --timeout --title");
       assert.equal(await complete("notes mcp install --client "), "claude-code claude-desktop cursor vscode");

@@ -233,7 +233,7 @@ describe("plain output of nested results", () => {
     for (const result of [json, plain]) assert.doesNotMatch(result.stderr, /^\s+at /m, "no stack trace");
   });
 
-  it("shows what a destructive command would change as a readable block", async () => {
+  it("shows what a destructive command would change as a readable block, and what to do next in words", async () => {
     await withNotes(async (env) => {
       const result = await run([...NOTES, "remove", "1", "--format", "plain"], { env });
       assert.equal(result.code, 2);
@@ -247,10 +247,12 @@ describe("plain output of nested results", () => {
             "        id  title     tags",
             "        1   Buy milk  home",
             "      count: 1",
+            "  next: if that is what you want, run the same command again with --confirm-destructive",
           ].join("\n"),
         ),
         result.stderr,
       );
+      assert.doesNotMatch(result.stderr, /error\.preview/, "a person is not told about a JSON field");
     });
   });
 });

@@ -29,6 +29,8 @@ export function sandboxEnv(box: Sandbox, extra: Record<string, string> = {}): Re
     XDG_CONFIG_HOME: "",
     CLAUDE_CONFIG_DIR: "",
     APPDATA: "",
+    // The toolwire binary keeps its Node compile cache under HOME too: it stays where it was.
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
     DENO_DIR: process.env.DENO_DIR || join(homedir(), ".cache", "deno"),
     ...extra,
   };

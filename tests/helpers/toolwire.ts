@@ -13,12 +13,17 @@ import { type Loose, programArgv, ROOT } from "./run.ts";
 /** The `toolwire` binary: compiled JS under Node, the TypeScript source under Deno. */
 export const TOOLWIRE = programArgv("cmd/toolwire.ts");
 
-// The interpreter itself, not `python3` from PATH: that is often a shim (pyenv) costing 0.4 s per start, and
-// the checker starts the fixture dozens of times. `-S` skips site-packages: the fixture needs the stdlib only.
-const PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" })
-  .trim();
+/**
+ * The Python interpreter itself, not `python3` from PATH: that is often a shim (pyenv) costing 0.4 s per
+ * start, and the checker starts a Python CLI dozens of times.
+ */
+const PYTHON_LOCATION = ["-c", "import sys; print(sys.executable)"];
+export const PYTHON = execFileSync("python3", PYTHON_LOCATION, { encoding: "utf8" }).trim();
 
-/** A Python fixture CLI (`pyfix`, or one of its `broken_*` variants), run by python3. */
+/**
+ * A Python fixture CLI (`pyfix`, or one of its `broken_*` variants), run by python3. `-S` skips site-packages:
+ * the fixture needs the stdlib only.
+ */
 export function pyfix(name = "pyfix"): string[] {
   return [PYTHON, "-S", join(ROOT, "tests", "fixtures", "pyfix", `${name}.py`)];
 }

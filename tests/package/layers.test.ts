@@ -2,8 +2,9 @@
 // imports from its own layer or a lower one, never a higher one, and the leaf modules directly under lib/
 // (exit codes, JSON helpers, the version) import only each other, so that every layer can use them. Inside
 // lib/command the same holds for its rooms: contract → input → run → mcp → cli → builtins → tool.ts. The
-// binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts, and the
-// library's own modules never through an entry point. No module imports itself through others (no cycle).
+// binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts (and its
+// entry, before anything else, the compile cache), and the library's own modules never through an entry
+// point. No module imports itself through others (no cycle).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
@@ -133,8 +134,13 @@ describe("source layers", () => {
     assert.deepEqual(reaches, []);
   });
 
-  it("cmd/ imports the library only through its entry points and lib/bridge/mod.ts", () => {
-    const allowed = new Set([...entryPoints(), join("lib", "bridge", "mod.ts")]);
+  it("cmd/ imports the library only through its entry points, lib/bridge/mod.ts and the compile cache", () => {
+    // The binary's entry turns on the compile cache before it loads anything else of the library.
+    const allowed = new Set([
+      ...entryPoints(),
+      join("lib", "bridge", "mod.ts"),
+      join("lib", "runtime", "compile_cache.ts"),
+    ]);
     assert.ok(allowed.has("mod.ts") && allowed.has(join("lib", "protocol", "mcp", "mod.ts")));
     const reaches = sources("cmd").flatMap((file) =>
       localImports(file).filter((target) => !target.startsWith(`cmd${sep}`) && !allowed.has(target))

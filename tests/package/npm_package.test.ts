@@ -7,11 +7,12 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
+import { onlyEnvelope, ROOT, run, RUNTIME, tempDir } from "../helpers/run.ts";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
-// npm packages are for Node: the installed package runs on Node whichever runtime runs this test.
-const NODE = "node";
+// npm packages are for Node: the installed package runs on Node whichever runtime runs this test — the Node
+// that runs it, or under Deno the one on PATH.
+const NODE = RUNTIME === "node" ? process.execPath : "node";
 
 describe("the npm package", { timeout: 180_000 }, () => {
   let dir: { path: string; cleanup: () => void };
@@ -109,7 +110,8 @@ describe("the npm package", { timeout: 180_000 }, () => {
     const shown = shell.filter((line) => line.startsWith(`$ node ${file} hello`));
     assert.equal(shown.length, 2, "the README shows a success and a refused call");
     for (const line of shown) {
-      const argv = line.slice(2).replace(/#.*$/, "").trim().split(/\s+/);
+      const [, ...args] = line.slice(2).replace(/#.*$/, "").trim().split(/\s+/);
+      const argv = [NODE, ...args];
       const expected = shell[shell.indexOf(line) + 1]!;
       const result = await run(argv, { cwd: project });
       const envelope = onlyEnvelope(result.stdout);
@@ -271,17 +273,25 @@ describe("the npm package", { timeout: 180_000 }, () => {
         ["chunks/toolwire_rest.js", "lib/protocol/lsp/serve_lsp.ts"],
         ["chunks/toolwire_lazy.js", "lib/runtime/file_lock.ts"],
         ["cmd/toolwire.js", "cmd/toolwire.ts"],
+        ["cmd/toolwire_tool.js", "cmd/toolwire_tool.ts"],
       ]
     ) {
       const text = readFileSync(join(installed, bundle!), "utf8");
       assert.match(text, /\/\/# sourceMappingURL=\S+\.js\.map\s*$/);
+      // Lines a person can read: Node prints the throwing line above an uncaught error, so a module on one
+      // line would bury the message.
+      const longest = Math.max(...text.split("\n").map((line) => line.length));
+      assert.ok(longest <= 1000, `${bundle} has a line of ${longest} characters`);
       assert.doesNotMatch(text, /[\u0080-\u{10ffff}]/u, `${bundle} is ASCII only`);
       const map = JSON.parse(readFileSync(join(installed, `${bundle}.map`), "utf8")) as {
         sources: string[];
         sourcesContent?: string[];
       };
       if (source === undefined) {
-        assert.match(text, /^import\{[\w$,]+\}from"\.\/chunks\/toolwire\.js";export\{[\w$, ]+\};\n/);
+        assert.match(
+          text,
+          /^import \{[\w$,\s]+\} from "\.\/chunks\/toolwire\.js";\s*export \{[\w$,\s]+\};\n/,
+        );
       } else {
         assert.ok(map.sources.some((path) => path.endsWith(source)), `${bundle}'s map points at ${source}`);
       }

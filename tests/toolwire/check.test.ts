@@ -39,8 +39,8 @@ describe("toolwire check passes on conforming CLIs", () => {
       );
       assert.equal(envelope.ok, true);
       const { criteria, summary } = envelope.data;
-      assert.equal(criteria.length, 22);
-      assert.equal(new Set(criteria.map((result: Loose) => result.id)).size, 22);
+      assert.equal(criteria.length, 23);
+      assert.equal(new Set(criteria.map((result: Loose) => result.id)).size, 23);
       for (const result of criteria) {
         assert.deepEqual(Object.keys(result), ["id", "criterion", "status", "evidence"]);
         assert.ok(
@@ -49,7 +49,7 @@ describe("toolwire check passes on conforming CLIs", () => {
         );
         assert.ok(result.evidence.length > 0);
       }
-      assert.deepEqual(summary, { passed: 21, failed: 0, skipped: 1 });
+      assert.deepEqual(summary, { passed: 22, failed: 0, skipped: 1 });
       assert.equal(statuses(envelope)["ac05-prepare-failure"], "skip");
       for (
         const id of [
@@ -106,7 +106,10 @@ describe("toolwire check passes on conforming CLIs", () => {
     assert.match(result.stdout, /^toolwire check — \S+ -S \S+pyfix\.py\n/);
     assert.match(result.stdout, /\nPASS {2}ac07-stdout-purity +Once serving begins/);
     assert.match(result.stdout, /\nskip {2}ac05-prepare-failure /);
-    assert.match(result.stdout, /\n22 criteria: 21 passed, 0 failed, 1 skipped\n$/);
+    assert.match(result.stdout, /\n23 criteria: 22 passed, 0 failed, 1 skipped\n$/);
+    // Words, not requirement ids: a criterion's id is shown once, beside what it asks.
+    assert.doesNotMatch(result.stdout, /REQ-[A-Z]-\d/);
+    assert.doesNotMatch(result.stdout, /\bac\d\d\b(?!-)/);
   });
 });
 
@@ -127,6 +130,11 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
     ],
     ["broken_bad_flag_exit", ["ac04-invalid-flag", "ac13-invalid-flag"], /exit 1, expected 2/],
     ["broken_two_envelopes", ["ac13-one-envelope"], /2 stdout lines/],
+    [
+      "broken_etag",
+      ["manifest-etag"],
+      /etag sha256:0{64} does not match the content, whose etag is sha256:[0-9a-f]{64}/,
+    ],
   ];
   for (const [fixture, broken, seen] of cases) {
     it(`${fixture}: exit ${CHECK_FAILED}, ${broken.join(" and ")} failed`, async () => {

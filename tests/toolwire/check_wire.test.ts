@@ -43,7 +43,7 @@ describe("toolwire check speaks LSP and DAP", { concurrency: true }, () => {
   it("the DAP fixture passes every criterion, ac05 included", async () => {
     const { code, envelope } = await check(DAPFIX, ["--prepare-failure", "debug-adapter --fail-prepare"]);
     assert.equal(code, 0, failures(envelope));
-    assert.deepEqual(envelope.data.summary, { passed: 22, failed: 0, skipped: 0 });
+    assert.deepEqual(envelope.data.summary, { passed: 23, failed: 0, skipped: 0 });
     const seen: Array<[id: string, evidence: RegExp]> = [
       [
         "ac05-prepare-failure",
@@ -149,7 +149,7 @@ describe("toolwire check fails a server that breaks one rule of its protocol, na
       assert.deepEqual(failedIds(envelope), [broken], failures(envelope));
       assert.equal(code, CHECK_FAILED);
       assert.equal(envelope.error.code, "CHECK_FAILED");
-      assert.equal(envelope.error.message, `1 of 22 criteria failed: ${broken}`);
+      assert.equal(envelope.error.message, `1 of 23 criteria failed: ${broken}`);
       assert.match(result(envelope, broken).evidence, seen);
     });
   }

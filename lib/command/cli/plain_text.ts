@@ -179,6 +179,11 @@ export function renderPlainError(
     lines.push("  would change:");
     append(lines, renderPlainData(error.preview).split("\n").map((line) => `    ${line}`.trimEnd()));
   }
-  if (error.suggestion) lines.push(`  next: ${text(error.suggestion)}`);
+  // The envelope's suggestion for an unconfirmed destructive call speaks to a program (it names
+  // error.preview and the MCP argument); a person has just read the preview above it.
+  const next = error.code === "CONFIRMATION_REQUIRED" ? CONFIRM_NEXT : error.suggestion;
+  if (next) lines.push(`  next: ${text(next)}`);
   return lines.join("\n");
 }
+
+const CONFIRM_NEXT = "if that is what you want, run the same command again with --confirm-destructive";

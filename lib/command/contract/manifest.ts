@@ -150,7 +150,26 @@ export async function assembleManifest(
   return {
     schema_version: body.schema_version,
     framework_version: body.framework_version,
-    etag: await sha256Tag(canonicalJson(body)),
+    etag: await manifestEtag(body),
     commands,
   };
+}
+
+/**
+ * The etag a manifest's content calls for: `sha256:` and the hex digest of the UTF-8 bytes of the canonical
+ * JSON of `{schema_version, framework_version, commands}` — object keys sorted at every depth, no white
+ * space. Every toolwire manifest carries it, and a CLI of any language computes the same; a client that holds
+ * it asks `manifest --etag <held>` whether anything changed.
+ *
+ * @example
+ * ```ts
+ * declare const manifest: Manifest;
+ * const honest = manifest.etag === await manifestEtag(manifest);
+ * ```
+ */
+export function manifestEtag(
+  manifest: Pick<Manifest, "schema_version" | "framework_version" | "commands">,
+): Promise<string> {
+  const { schema_version, framework_version, commands } = manifest;
+  return sha256Tag(canonicalJson({ schema_version, framework_version, commands }));
 }

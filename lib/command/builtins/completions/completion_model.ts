@@ -22,8 +22,8 @@ export interface CompletionWord {
 }
 
 /**
- * Everything a completion script needs, from a manifest: the command tree (canonical words to offer, aliases
- * accepted when walking), each command's flags, and the global flags.
+ * Everything a completion script needs, from a manifest: the command tree (the words to offer, aliases among
+ * them, each leading to its command), each command's flags, and the global flags.
  */
 export interface CompletionModel {
   /** The program name the script completes. */
@@ -113,7 +113,10 @@ export function completionModel(
       add(node, word, index === words.length - 1 ? entry.description : undefined);
     });
     const parent = words.slice(0, -1).join(".");
-    for (const alias of entry.aliases ?? []) steps.set(`${parent}/${alias}`, path);
+    for (const alias of entry.aliases ?? []) {
+      steps.set(`${parent}/${alias}`, path);
+      add(parent, alias, `${entry.description} (alias of ${words.at(-1)})`);
+    }
     flags.set(path, Object.entries(entry.flags).map(([name, spec]) => completionFlag(name, spec)));
   }
   const sorted = new Map<string, CompletionWord[]>();
