@@ -86,17 +86,18 @@ await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
 /**
  * A JSON module (the manifest schema the `manifest` command declares as its output schema) as `JSON.parse`
  * of its text: every start loads it with the first chunk, and V8 scans a string far faster than it parses
- * the object literal esbuild would write instead.
+ * the object literal esbuild would write instead. The text is cut into pieces of at most 800 characters, one
+ * to a line, so that no line of a chunk buries the message Node prints above an uncaught error.
  */
 const jsonAsText = {
   name: "json-as-text",
   setup(build) {
-    build.onLoad({ filter: /\.json$/ }, async (args) => ({
-      contents: `export default JSON.parse(${
-        JSON.stringify(JSON.stringify(JSON.parse(await readFile(args.path, "utf8"))))
-      });`,
-      loader: "js",
-    }));
+    build.onLoad({ filter: /\.json$/ }, async (args) => {
+      const text = JSON.stringify(JSON.parse(await readFile(args.path, "utf8")));
+      const pieces = text.match(/[\s\S]{1,800}/gu).map((piece) => JSON.stringify(piece));
+      // Joined at run time: esbuild folds a `+` of string literals back into one.
+      return { contents: `export default JSON.parse([\n${pieces.join(",\n")}\n].join(""));`, loader: "js" };
+    });
   },
 };
 

@@ -23,8 +23,9 @@ interface CompileCacheModule {
  *
  * @example
  * ```ts
- * enableCompileCache("toolwire"); // ~/.cache/toolwire/node-compile-cache, or undefined on Deno
- * await import("../../cmd/toolwire_tool.ts"); // the program, compiled with the cache on
+ * enableCompileCache("my-tool"); // ~/.cache/my-tool/node-compile-cache, or undefined on Deno
+ * const program = "./my_tool_main.ts"; // the rest of the program, compiled with the cache on
+ * await import(program);
  * ```
  */
 export function enableCompileCache(program: string): string | undefined {

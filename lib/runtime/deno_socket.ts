@@ -4,7 +4,7 @@
  * retried after a pause, and serves again once descriptors are free.
  * @module
  */
-import type { SocketAddress, SocketConnection, SocketListener } from "./socket.ts";
+import type { SocketAddress, SocketConnection, SocketListener } from "./socket_types.ts";
 
 interface DenoConn {
   readonly remoteAddr: { transport: string; hostname?: string; port?: number };

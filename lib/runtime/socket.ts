@@ -1,5 +1,5 @@
 /**
- * Listening sockets — a Unix domain socket or TCP — whose connections are {@linkcode ByteChannel}s, so a
+ * Listening sockets — a Unix domain socket or TCP — whose connections are byte channels, so a
  * protocol session runs over a socket exactly as it runs over stdio. `node:net` on Node (loaded on first
  * use), `Deno.listen` on Deno (deno_socket.ts: Deno's `node:net` server stops accepting for good once the
  * process ran out of file descriptors).
@@ -9,30 +9,11 @@ import type * as NodeNet from "node:net";
 import { nodeFs, nodeProcess } from "./node_process.ts";
 import { deno } from "./deno_api.ts";
 import { listenDenoSocket } from "./deno_socket.ts";
-import type { ByteChannel } from "./byte_channel.ts";
+import type { SocketAddress, SocketConnection, SocketListener } from "./socket_types.ts";
 import { nodeWrite } from "./stdio.ts";
 import { nodeStreamReader } from "./stdin_reader.ts";
 
-/** Where to listen: a Unix domain socket path, or a TCP host and port (0 = any free port). */
-export type SocketAddress = { kind: "unix"; path: string } | { kind: "tcp"; host: string; port: number };
-
-/** One accepted connection. */
-export interface SocketConnection extends ByteChannel {
-  /** Who connected, for diagnostics: `unix` or `host:port`. */
-  readonly peer: string;
-  /** Ends the connection: what was written is sent first; a peer that keeps its side open is cut off soon after. */
-  close(): void;
-  /** Settles once the connection is closed, by either side. */
-  readonly closed: Promise<void>;
-}
-
-/** A listening socket. */
-export interface SocketListener {
-  /** Where it listens, with the port the system chose for TCP port 0. */
-  readonly address: SocketAddress;
-  /** Stops accepting connections at once; open connections are left alone. */
-  close(): Promise<void>;
-}
+export type { SocketAddress, SocketConnection, SocketListener } from "./socket_types.ts";
 
 /** How long a closed connection waits for the peer to close its side. */
 const CLOSE_GRACE_MS = 1_000;

@@ -15,6 +15,9 @@ import { finished, NOTES, ROOT, type RunResult, tempDir } from "../helpers/run.t
 
 type Shell = "bash" | "zsh" | "fish";
 
+/** What `notes mcp <TAB>` offers: the built-in `mcp` group's subcommands. */
+const MCP_SUBCOMMANDS = ["install", "listen", "serve"];
+
 /** The README's block: for each shell, the line for this shell and the line for every new one. */
 function installLines(text: string): Record<Shell, string[]> {
   const at = text.indexOf("notes completions bash");
@@ -162,10 +165,7 @@ describe("the completion install lines, each in a fresh shell", () => {
     const machine = freshMachine();
     try {
       const out = await shell(["fish", "-c", `${LINES.fish[0]}\ncomplete -C 'notes mcp '`], machine.env);
-      assert.deepEqual(out.stdout.trim().split("\n").map((line) => line.split("\t")[0]), [
-        "install",
-        "serve",
-      ]);
+      assert.deepEqual(out.stdout.trim().split("\n").map((line) => line.split("\t")[0]), MCP_SUBCOMMANDS);
     } finally {
       machine.cleanup();
     }
@@ -179,10 +179,7 @@ describe("the completion install lines, each in a fresh shell", () => {
       await shell(["fish", "-c", LINES.fish[1]!], machine.env);
       assert.ok(existsSync(join(machine.home, ".config/fish/completions/notes.fish")));
       const out = await shell(["fish", "-c", "complete -C 'notes mcp '"], machine.env);
-      assert.deepEqual(out.stdout.trim().split("\n").map((line) => line.split("\t")[0]), [
-        "install",
-        "serve",
-      ]);
+      assert.deepEqual(out.stdout.trim().split("\n").map((line) => line.split("\t")[0]), MCP_SUBCOMMANDS);
     } finally {
       machine.cleanup();
     }

@@ -70,7 +70,10 @@ async function session(address: SocketAddress) {
         pending = pending.slice(newline + 1);
       }
     }
-  })();
+  })().catch(() => {
+    // A connection the server reset (Node's answer to an accept without descriptors) brings no answer;
+    // a request on it times out.
+  });
   return {
     async request(message: Record<string, unknown>): Promise<Loose> {
       await connection.write(`${JSON.stringify(message)}\n`);
