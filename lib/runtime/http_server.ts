@@ -32,7 +32,12 @@ const encoder = new TextEncoder();
 export interface HttpServerOptions {
   /** A client must send its request's headers within this long. @default 10000 */
   headersTimeoutMs?: number;
-  /** An idle keep-alive connection is closed after this long. @default 5000 */
+  /**
+   * An idle keep-alive connection is closed after this long. Longer than the idle limit of the clients and
+   * proxies in front (undici ~4 s, nginx and cloud balancers 60 s), so that they close first: a request sent
+   * as the server closes the connection is lost to the client as "other side closed", and a POST is not
+   * retried. @default 65000
+   */
   keepAliveTimeoutMs?: number;
   /**
    * Connections open at once; one more is refused. Never more than the process's file descriptors allow
@@ -95,7 +100,7 @@ function listenNode(
     headersTimeout,
     // The header limit is checked this often (Node's default, 30 s, would let headers take up to 40 s).
     connectionsCheckingInterval: Math.min(1_000, headersTimeout),
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
     // The body's own limit is the handler's (it reads the body within a time limit of its own).
     requestTimeout: 0,
   }, nodeListener(handler));

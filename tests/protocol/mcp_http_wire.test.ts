@@ -69,6 +69,11 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
     assert.ok(answer.json.result.tools.some((tool: { name: string }) => tool.name === "echo"));
   });
 
+  it("an idle keep-alive connection outlasts the 60 s of the proxies in front (Keep-Alive: timeout=65)", async () => {
+    const answer = await post(server.url, modern(1, "tools/list"), modernHeaders("tools/list"));
+    assert.equal(answer.headers.get("keep-alive"), "timeout=65");
+  });
+
   it("-32020 (400) for each missing or mismatched metadata header, and nothing runs", async () => {
     const file = freshFile();
     const call = modern(7, "tools/call", { name: "tally", arguments: { file } });
