@@ -61,10 +61,30 @@ export function releaseFifoWaits(): number {
   return released;
 }
 
-/** Whether a file call is running on the thread pool: only then can a pool thread be stuck in one. */
+/** Whether work was given up on while it ran: see {@linkcode noteAbandonedWork}. */
+let abandoned = false;
+
+/**
+ * Notes that work the process gave up on (a handler past its time limit, or past the grace after a cancel)
+ * may still be running, perhaps in a file call: the exit then looks for threads stuck opening a FIFO. Looking
+ * costs milliseconds, so an exit that abandoned nothing does not look — unless Node lists a file call in
+ * flight (Node 20 and 24 list them; Node 26 lists none of `node:fs/promises`).
+ *
+ * @example
+ * ```ts
+ * noteAbandonedWork(); // the handler timed out; its promise is left to itself
+ * ```
+ */
+export function noteAbandonedWork(): void {
+  abandoned = true;
+}
+
+/** Whether a pool thread can be stuck in a file call: only after abandoned work, or with one in flight. */
 function fileCallsInFlight(): boolean {
-  const info = (nodeProcess() as { getActiveResourcesInfo?: () => string[] }).getActiveResourcesInfo;
-  return info === undefined || info().some((name) => name.startsWith("FSReq"));
+  if (abandoned) return true;
+  const process = nodeProcess() as { getActiveResourcesInfo?: () => string[] };
+  return process.getActiveResourcesInfo === undefined ||
+    process.getActiveResourcesInfo().some((name) => name.startsWith("FSReq"));
 }
 
 function releaseRound(): number {

@@ -7,6 +7,7 @@ export * from "./child_process.ts";
 export * from "./file_lock_api.ts";
 export * from "./fs.ts";
 export * from "./process.ts";
+export { noteAbandonedWork } from "./fifo_waits.ts";
 export * from "./byte_channel.ts";
 export * from "./stdio.ts";
 export * from "./stdin_reader.ts";

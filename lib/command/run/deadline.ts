@@ -1,4 +1,5 @@
 import { CancelScope, type CancelSignal } from "../../protocol/cancel_scope.ts";
+import { noteAbandonedWork } from "../../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
 
@@ -69,7 +70,10 @@ export function runWithDeadline<T>(
       cancellation = Cancellation.of(outside!.reason);
       scope.abort(cancellation);
       const answer = cancellation;
-      graceTimer = setTimeout(() => finish({ kind: "cancelled", cancellation: answer }), CANCEL_GRACE_MS);
+      graceTimer = setTimeout(() => {
+        noteAbandonedWork();
+        finish({ kind: "cancelled", cancellation: answer });
+      }, CANCEL_GRACE_MS);
     };
     // Work that ends — even by throwing its abort reason — once the outside has cancelled was cancelled, not failed.
     const ended = (settled: Settled<T>) => {
@@ -80,6 +84,7 @@ export function runWithDeadline<T>(
     if (timeoutMs > 0) {
       timer = setLongTimeout(() => {
         scope.abort(new DOMException("the time limit was reached", "TimeoutError"));
+        noteAbandonedWork();
         finish({ kind: "timeout" });
       }, timeoutMs);
     }

@@ -1,4 +1,10 @@
-import { exitProcess, type HandledSignal, killAllChildren, onSignal } from "../../runtime/mod.ts";
+import {
+  exitProcess,
+  type HandledSignal,
+  killAllChildren,
+  noteAbandonedWork,
+  onSignal,
+} from "../../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
 
 const HANDLED: readonly HandledSignal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
@@ -29,6 +35,8 @@ export function bridgeSignals(): { signal: AbortSignal; dispose: () => void } {
         return;
       }
       killAllChildren("SIGKILL");
+      // The handler is left where it is, perhaps in a file call.
+      noteAbandonedWork();
       exitProcess(cancellation.exitCode);
     })
   );
