@@ -12,6 +12,7 @@ import { argumentErrorEnvelope } from "../command/input/argument_error.ts";
 import type { InputIssue } from "../command/input/input_values.ts";
 import { hasLoneSurrogate } from "../json.ts";
 import { ManifestCatalog, type ValidatedCall } from "../command/mcp/manifest_catalog.ts";
+import type { ConfirmationStates } from "../command/mcp/confirmation_state.ts";
 import { argumentName, type ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { commandWords } from "../command/contract/command_words.ts";
 
@@ -39,7 +40,7 @@ export interface ExecTarget {
  * stdout and stderr, and says when stdout passed `maxOutputBytes`. Each stderr line (a very long one cut,
  * saying so) is passed to the client as a log message. The bridge does not rely on the CLI to guard a
  * destructive command: an unconfirmed call runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED
- * with that preview.
+ * with that preview. `options.confirmations` signs and redeems confirmations (a fleet's shared ones).
  *
  * @example
  * ```ts
@@ -56,8 +57,10 @@ export function execCatalog(
   target: ExecTarget,
   manifest: Pick<Manifest, "commands">,
   filter: ServeFilter,
+  options: { confirmations?: ConfirmationStates | undefined } = {},
 ): ManifestCatalog {
-  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
+  const confirmations = options.confirmations === undefined ? {} : { confirmations: options.confirmations };
+  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call), confirmations);
 }
 
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {

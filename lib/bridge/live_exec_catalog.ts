@@ -9,6 +9,7 @@ import type {
 import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
 import type { ManifestCatalog } from "../command/mcp/manifest_catalog.ts";
+import type { ConfirmationStates } from "../command/mcp/confirmation_state.ts";
 import type { ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { errorMessage } from "../command/run/thrown_error.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../command/run/time_limit.ts";
@@ -26,6 +27,11 @@ export interface LiveExecOptions {
   askEvery?: number;
   /** A diagnostic line (stderr): a new tool list, or a new manifest that was refused. */
   log(message: string): void;
+  /**
+   * The confirmations of every catalog this one serves, kept across new manifests: a fleet's, signed with its
+   * shared secret. @default a key per catalog (a state asked for before a new manifest is refused after)
+   */
+  confirmations?: ConfirmationStates;
 }
 
 /**
@@ -89,7 +95,7 @@ export class LiveExecCatalog implements ToolCatalog {
     filter: ServeFilter,
     options: LiveExecOptions,
   ): Promise<LiveExecCatalog> {
-    const current = execCatalog(target, manifest, filter);
+    const current = execCatalog(target, manifest, filter, { confirmations: options.confirmations });
     return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
   }
 
@@ -149,7 +155,9 @@ export class LiveExecCatalog implements ToolCatalog {
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;
-    this.#current = execCatalog(this.#target, manifest, this.#filter);
+    this.#current = execCatalog(this.#target, manifest, this.#filter, {
+      confirmations: this.#options.confirmations,
+    });
     this.#etag = manifest.etag;
     this.#options.log(
       `mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`,

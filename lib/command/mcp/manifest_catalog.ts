@@ -10,6 +10,7 @@ import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { CommandEntry } from "../contract/manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
+import { StateStoreUnavailableError } from "../run/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeJson } from "../run/envelope_json.ts";
@@ -52,6 +53,12 @@ export interface ManifestCatalogOptions {
    * for the note the first call deleted — instead of replaying it. Absent: keys are never looked up here.
    */
   hasResult?(key: string): Promise<boolean>;
+  /**
+   * The signer and redeemer of confirmation states: one made with a fleet's shared secret and nonce store,
+   * or one that must outlive this catalog (a bridged CLI's catalog is rebuilt when its manifest changes).
+   * @default a new {@linkcode ConfirmationStates} with a key of this process
+   */
+  confirmations?: ConfirmationStates;
 }
 
 interface ServedCommand {
@@ -98,7 +105,7 @@ export class ManifestCatalog implements ToolCatalog {
     execute: CallExecutor,
     options: ManifestCatalogOptions = {},
   ) {
-    this.#states = new ConfirmationStates();
+    this.#states = options.confirmations ?? new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
     const served = servedCommands(commands, filter);
@@ -194,7 +201,13 @@ export class ManifestCatalog implements ToolCatalog {
       };
     }
     // Redeeming uses the state up, answered or declined: it confirms one execution, whatever happens next.
-    const problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
+    let problem: StateProblem | undefined;
+    try {
+      problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
+    } catch (error) {
+      if (!(error instanceof StateStoreUnavailableError)) throw error;
+      return result(storeUnavailable(error, startedAt));
+    }
     if (problem !== undefined) {
       return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
     }
@@ -261,6 +274,21 @@ function refusal(message: string, code: string, startedAt: number): ResponseEnve
       retryable: false,
       phase: "validation",
       suggestion: "call the tool again without requestState",
+    },
+    startedAt,
+  });
+}
+
+/** The nonce store could not be reached: the state was not used up, and the same answer may be sent again. */
+function storeUnavailable(error: StateStoreUnavailableError, startedAt: number): ResponseEnvelope {
+  return makeEnvelope({
+    exitCode: ExitCode.UNAVAILABLE,
+    error: {
+      code: "STATE_STORE_UNAVAILABLE",
+      message: `the confirmation could not be checked: ${error.message}; nothing was changed`,
+      retryable: true,
+      phase: "execution",
+      suggestion: "send the same requestState and answer again once the store is back",
     },
     startedAt,
   });
