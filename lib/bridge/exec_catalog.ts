@@ -11,8 +11,11 @@ import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../command/input/argument_error.ts";
 import type { InputIssue } from "../command/input/input_values.ts";
 import { hasLoneSurrogate } from "../json.ts";
-import { ManifestCatalog, type ValidatedCall } from "../command/mcp/manifest_catalog.ts";
-import type { ConfirmationStates } from "../command/mcp/confirmation_state.ts";
+import {
+  ManifestCatalog,
+  type ManifestCatalogOptions,
+  type ValidatedCall,
+} from "../command/mcp/manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { commandWords } from "../command/contract/command_words.ts";
 
@@ -40,7 +43,8 @@ export interface ExecTarget {
  * stdout and stderr, and says when stdout passed `maxOutputBytes`. Each stderr line (a very long one cut,
  * saying so) is passed to the client as a log message. The bridge does not rely on the CLI to guard a
  * destructive command: an unconfirmed call runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED
- * with that preview. `options.confirmations` signs and redeems confirmations (a fleet's shared ones).
+ * with that preview. `options` are a fleet's: the confirmations it shares, and the store a destructive call
+ * waits on.
  *
  * @example
  * ```ts
@@ -57,10 +61,9 @@ export function execCatalog(
   target: ExecTarget,
   manifest: Pick<Manifest, "commands">,
   filter: ServeFilter,
-  options: { confirmations?: ConfirmationStates | undefined } = {},
+  options: Pick<ManifestCatalogOptions, "confirmations" | "checkStore"> = {},
 ): ManifestCatalog {
-  const confirmations = options.confirmations === undefined ? {} : { confirmations: options.confirmations };
-  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call), confirmations);
+  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call), options);
 }
 
 async function execute(target: ExecTarget, call: ValidatedCall): Promise<ResponseEnvelope> {

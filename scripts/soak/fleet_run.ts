@@ -170,13 +170,16 @@ export interface OutageRun {
   listWhileDown: CallAnswer;
   /** A confirmed `remove` while Redis was down, and the same state and answer once it was back. */
   confirmWhileDown: CallAnswer;
+  /** A `remove` with `confirm_destructive: true` (no state to redeem) while Redis was down. */
+  removeWhileDown: CallAnswer;
   confirmAfter: CallAnswer;
   outcomes: KeyedOutcome[];
 }
 
 /**
  * Stops Redis, then sends `count` keyed adds whose clients retry: each is refused (retryable) while it is
- * down, an unkeyed `list` still runs, a confirmed `remove` is refused with its state left unused; Redis is
+ * down, an unkeyed `list` still runs, a confirmed `remove` is refused with its state left unused (and one
+ * confirmed by `confirm_destructive` is refused too: nothing destructive runs without the store); Redis is
  * started again, and every add then succeeds once, and the same confirmation removes its note.
  */
 export async function storeOutage(
@@ -203,10 +206,11 @@ export async function storeOutage(
   // Redis comes back once every add was refused at least once (or after 15 s, which the caller sees).
   const deadline = Date.now() + 15_000;
   while (refused.size < keys.length && Date.now() < deadline) await sleep(50);
-  const notesWhileDown = fleet.notes().length;
   const refusedBeforeBack = refused.size;
   const listWhileDown = await callTool(fleet.url, "list", { limit: 1 });
   const confirmWhileDown = await confirm(fleet, id, state);
+  const removeWhileDown = await callTool(fleet.url, "remove", { id, confirm_destructive: true });
+  const notesWhileDown = fleet.notes().length;
   await fleet.startRedis();
   const outcomes = await adds;
   const confirmAfter = await confirm(fleet, id, state);
@@ -216,6 +220,7 @@ export async function storeOutage(
     refusedBeforeBack,
     listWhileDown,
     confirmWhileDown,
+    removeWhileDown,
     confirmAfter,
     outcomes,
   };
@@ -325,7 +330,10 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoak
       const outage = await storeOutage(fleet, ledger, { count: 8, tag });
       outages++;
       if (outage.notesWhileDown !== outage.notesBefore) ranWhileDown++;
-      if (outage.confirmWhileDown.envelope?.ok !== false || outage.confirmAfter.envelope?.ok !== true) {
+      if (
+        outage.confirmWhileDown.envelope?.ok !== false || outage.removeWhileDown.envelope?.ok !== false ||
+        outage.confirmAfter.envelope?.ok !== true
+      ) {
         confirmationFaults++;
       }
       const across = await confirmAcross(fleet, tag);

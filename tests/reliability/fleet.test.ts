@@ -152,7 +152,7 @@ for (const balancer of BALANCERS) {
       assert.equal(tally.answeredTwice, 0, tally.findings.join("\n"));
     });
 
-    it("Redis stopped: keyed adds and a confirmation are refused (retryable) and nothing runs, list still runs; once back, the retries succeed once", async () => {
+    it("Redis stopped: keyed adds and destructive calls are refused (retryable) and nothing runs, list still runs; once back, the retries succeed once", async () => {
       const run = await storeOutage(fleet, ledger, { count: 10, tag });
       assert.equal(run.refusedBeforeBack, 10, "every keyed add was refused while Redis was down");
       assert.equal(run.notesWhileDown, run.notesBefore, "no note appeared while Redis was down");
@@ -161,6 +161,8 @@ for (const balancer of BALANCERS) {
       assert.equal(refusal?.code, "STATE_STORE_UNAVAILABLE", JSON.stringify(run.confirmWhileDown));
       assert.equal(refusal?.retryable, true);
       assert.equal(run.confirmWhileDown.envelope?.meta.exit_code, 12);
+      assert.equal(run.removeWhileDown.envelope?.error?.code, "STATE_STORE_UNAVAILABLE");
+      assert.equal(run.removeWhileDown.envelope?.meta.exit_code, 12);
       assert.equal(run.confirmAfter.envelope?.data?.effect, "deleted", JSON.stringify(run.confirmAfter));
       for (const outcome of run.outcomes) {
         assert.equal(outcome.kind, "acknowledged", JSON.stringify(outcome.answers));

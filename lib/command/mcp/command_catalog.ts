@@ -4,7 +4,7 @@ import type { ToolHost } from "../contract/tool_host.ts";
 import { executeCommand } from "../run/executor.ts";
 import { IdempotencyStore } from "../run/idempotency_store.ts";
 import { toolKeys } from "../run/tool_keys.ts";
-import { sharedConfirmations, type SharedState } from "./shared_state.ts";
+import { sharedConfirmations, type SharedState, storeAnswers } from "./shared_state.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
@@ -77,5 +77,6 @@ export function commandCatalog(
       { store: sharedStore, confirmationSecret },
       () => new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds }),
     ),
+    ...(sharedStore === undefined ? {} : { checkStore: () => storeAnswers(sharedStore) }),
   });
 }

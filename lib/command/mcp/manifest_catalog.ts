@@ -59,6 +59,12 @@ export interface ManifestCatalogOptions {
    * @default a new {@linkcode ConfirmationStates} with a key of this process
    */
   confirmations?: ConfirmationStates;
+  /**
+   * Rejects with a `StateStoreUnavailableError` when the store the instances of a fleet share cannot be
+   * reached: a destructive call about to run is then refused (UNAVAILABLE, retryable) and nothing runs.
+   * Absent: no store to check.
+   */
+  checkStore?(): Promise<void>;
 }
 
 interface ServedCommand {
@@ -153,8 +159,24 @@ export class ManifestCatalog implements ToolCatalog {
       });
     const mayAsk = unconfirmed && context.era === "modern" &&
       supportsFormElicitation(context.clientCapabilities);
-    if (!mayAsk) return run(checked.dryRun, checked.confirmed).then(result);
+    if (!mayAsk) {
+      const forReal = served.entry.danger_level === "destructive" && !checked.dryRun && checked.confirmed;
+      return (forReal ? this.#whenStoreIsUp(() => run(false, true)) : run(checked.dryRun, checked.confirmed))
+        .then(result);
+    }
     return this.#confirmFirst(served, call, key, run);
+  }
+
+  /** Runs a destructive call once the shared store answers, else refuses it with nothing run. */
+  async #whenStoreIsUp(run: () => Promise<ResponseEnvelope>): Promise<ResponseEnvelope> {
+    const startedAt = monotonicMs();
+    try {
+      await this.#options.checkStore?.();
+    } catch (error) {
+      if (!(error instanceof StateStoreUnavailableError)) throw error;
+      return storeUnavailable(error, startedAt);
+    }
+    return await run();
   }
 
   /** A destructive call from a client that can answer a form: ask first (a signed `input_required`), then run. */
@@ -216,7 +238,7 @@ export class ManifestCatalog implements ToolCatalog {
         refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt),
       );
     }
-    return result(await run(false, true));
+    return result(await this.#whenStoreIsUp(() => run(false, true)));
   }
 }
 
@@ -279,16 +301,19 @@ function refusal(message: string, code: string, startedAt: number): ResponseEnve
   });
 }
 
-/** The nonce store could not be reached: the state was not used up, and the same answer may be sent again. */
+/**
+ * The shared store could not be reached: nothing ran, and a confirmation's state was not used up, so the
+ * same call (with the same requestState and answer) may be sent again.
+ */
 function storeUnavailable(error: StateStoreUnavailableError, startedAt: number): ResponseEnvelope {
   return makeEnvelope({
     exitCode: ExitCode.UNAVAILABLE,
     error: {
       code: "STATE_STORE_UNAVAILABLE",
-      message: `the confirmation could not be checked: ${error.message}; nothing was changed`,
+      message: `${error.message}; nothing was changed`,
       retryable: true,
       phase: "execution",
-      suggestion: "send the same requestState and answer again once the store is back",
+      suggestion: "send the same call again once the store is back",
     },
     startedAt,
   });

@@ -44,3 +44,19 @@ export function sharedConfirmations(
   const nonces = shared.store ?? local?.();
   return new ConfirmationStates(nonces === undefined ? { secret } : { secret, nonces });
 }
+
+/**
+ * Settles when the store answers a read, rejects with its `StateStoreUnavailableError` when it cannot be
+ * reached: what a destructive call waits on before it runs in a fleet.
+ *
+ * @example
+ * ```ts
+ * import type { StateStore } from "../run/state_store.ts";
+ *
+ * declare const shared: StateStore;
+ * await storeAnswers(shared); // throws while Redis is down
+ * ```
+ */
+export async function storeAnswers(store: StateStore): Promise<void> {
+  await store.read("ready");
+}
