@@ -205,6 +205,36 @@ class Part {
   }
 }
 
+/**
+ * Starts `redis-server` on a loopback port with its data in `dir` (an append-only file synced on every
+ * write, so that a restart keeps what it acknowledged) and waits until it accepts connections. `stop` sends
+ * SIGTERM, on which Redis flushes and exits.
+ */
+export async function startRedisServer(dir: string, port: number): Promise<{ stop(): Promise<void> }> {
+  const part = new Part([
+    "redis-server",
+    "--bind",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--dir",
+    dir,
+    "--appendonly",
+    "yes",
+    "--appendfsync",
+    "always",
+    "--save",
+    "",
+    "--protected-mode",
+    "no",
+  ]);
+  const exited = part.exited.then(() => {
+    throw new Error(`redis-server exited before listening: ${part.output}`);
+  });
+  await Promise.race([waitForPort(port, 30_000), exited]);
+  return { stop: () => part.stop() };
+}
+
 /** What a fleet is started with. */
 export interface FleetOptions {
   /** The command line that runs the `notes` tool. */
@@ -223,7 +253,7 @@ export class Fleet {
   readonly #options: FleetOptions;
   readonly #redisPort: number;
   readonly #instancePorts: number[];
-  #redis: Part | undefined;
+  #redis: { stop(): Promise<void> } | undefined;
   #balancer: Part | undefined;
   readonly #instances: (Part | undefined)[];
 
@@ -283,24 +313,8 @@ export class Fleet {
 
   /** Starts Redis on its port, with its data in the fleet's directory, and waits until it answers. */
   async startRedis(): Promise<void> {
-    this.#redis = new Part([
-      "redis-server",
-      "--bind",
-      "127.0.0.1",
-      "--port",
-      String(this.#redisPort),
-      "--dir",
-      this.#dir,
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
-      "--save",
-      "",
-      "--protected-mode",
-      "no",
-    ]);
-    await this.#waitFor(this.#redis, this.#redisPort, "redis-server");
+    this.#redis = await startRedisServer(this.#dir, this.#redisPort);
+    this.#options.log?.(`fleet: redis-server listens on ${this.#redisPort}`);
   }
 
   /** Stops Redis (SIGTERM: it flushes and exits). */
