@@ -88,8 +88,11 @@ export {
 } from "./lib/runtime/file_lock_api.ts";
 
 // What the instances of a fleet share: idempotency keys and confirmations in one store (docs/scaling.md).
-export { type StateStore, StateStoreUnavailableError } from "./lib/command/run/state_store.ts";
+export {
+  type SharedState,
+  type StateStore,
+  StateStoreUnavailableError,
+} from "./lib/command/contract/state_store.ts";
 export { type RedisCommands, redisStateStore } from "./lib/command/run/redis_state_store.ts";
-export type { SharedState } from "./lib/command/mcp/shared_state.ts";
 
 export { FRAMEWORK_VERSION } from "./lib/version.ts";

@@ -10,7 +10,8 @@ import { loadExecIdentity } from "./exec_identity.ts";
 import { loadExecManifest } from "./exec_manifest.ts";
 import { LiveExecCatalog } from "./live_exec_catalog.ts";
 import { quoteCommandLine } from "./command_line.ts";
-import { sharedConfirmations, type SharedState, storeAnswers } from "../command/mcp/shared_state.ts";
+import { sharedConfirmations, storeAnswers } from "../command/mcp/shared_state.ts";
+import type { SharedState } from "../command/contract/state_store.ts";
 import { IdempotencyStore } from "../command/run/idempotency_store.ts";
 
 /**

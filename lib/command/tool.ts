@@ -24,7 +24,7 @@ import { dispatch } from "./cli/dispatch.ts";
 import { makeEnvelope } from "./contract/envelope.ts";
 import { ExitCode } from "../exit_code.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts";
-import type { SharedState } from "./mcp/shared_state.ts";
+import type { SharedState } from "./contract/state_store.ts";
 import { MIN_CONFIRMATION_SECRET_BYTES } from "./mcp/confirmation_state.ts";
 import type { Manifest } from "./contract/manifest.ts";
 import { renderPlainError } from "./cli/plain_text.ts";

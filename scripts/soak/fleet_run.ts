@@ -130,6 +130,8 @@ export interface KillRun {
   victim: number;
   /** The kill came after this many acknowledged adds. */
   killAfter: number;
+  /** Adds acknowledged after the kill, by the instances left. */
+  afterKill: number;
   outcomes: KeyedOutcome[];
 }
 
@@ -146,17 +148,19 @@ export async function killDuringAdds(
   const victim = Math.floor(random() * fleet.size);
   const killAfter = Math.floor(options.count * (0.2 + 0.4 * random()));
   let acknowledged = 0;
+  let afterKill = 0;
   let killed: Promise<void> | undefined;
   const keys = Array.from({ length: options.count }, (_, index) => `${options.tag}-kill-${index}`);
   const outcomes = await inParallel(keys, options.width, async (key) => {
     const outcome = await keyedAdd(fleet.url, key, key);
     ledger.note(key, key, outcome);
+    if (outcome.kind === "acknowledged" && killed !== undefined) afterKill++;
     if (outcome.kind === "acknowledged" && ++acknowledged === killAfter) killed = fleet.killInstance(victim);
     return outcome;
   });
   await killed;
   await fleet.startInstance(victim);
-  return { victim, killAfter, outcomes };
+  return { victim, killAfter, afterKill, outcomes };
 }
 
 /** What {@linkcode storeOutage} saw. */

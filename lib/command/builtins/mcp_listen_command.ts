@@ -12,7 +12,7 @@ import { MCP_LISTEN_FLAGS, type McpListenFlags, type ServedTools } from "./mcp_l
 import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
 import { commandWords } from "../contract/command_words.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
-import type { SharedState } from "../mcp/shared_state.ts";
+import type { SharedState } from "../contract/state_store.ts";
 
 /**
  * The built-in `mcp listen` definition, as {@linkcode ToolOptions.extendMcpListen} receives it.
@@ -49,16 +49,13 @@ export async function listenForClients(
 /**
  * Runs `use` with what the invocation's `--state-store` and `--confirmation-secret-file` share with the other
  * instances of a fleet (docs/scaling.md) — read, checked and connected (with `--dry-run`: checked only) —
- * and disconnects after. Keys in the store start with `<prefix>:`, the tool's name. For an extended `mcp
- * listen` that builds its own catalog: pass `shared` to `commandCatalog`.
+ * and disconnects after. Keys in the store start with `<prefix>:`, the tool's name. The built-in serves the
+ * tool's commands with it; an extended `mcp listen` that serves a catalog of its own gets it here too.
  *
  * @example
  * ```ts
- * import type { CommandContext } from "@toolwire/toolwire";
- *
- * declare const ctx: CommandContext<McpListenFlags>;
- * declare function serveWith(shared: SharedState): Promise<Record<string, unknown>>;
- * await withSharedState(ctx, "hub", (shared) => serveWith(shared));
+ * declare const ctx: Parameters<typeof withSharedState>[0]; // an `mcp listen` invocation's context
+ * await withSharedState(ctx, "hub", (shared) => Promise.resolve(shared.store !== undefined));
  * ```
  */
 export async function withSharedState<T>(

@@ -10,7 +10,7 @@ import { FORMATS, type OutputFormat } from "../contract/command_definition.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
 import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import { toolKeys } from "../run/tool_keys.ts";
-import type { SharedState } from "../mcp/shared_state.ts";
+import type { SharedState } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "../input/input_values.ts";
 import { outputFileIssue, writeOutputFile } from "./output_file.ts";

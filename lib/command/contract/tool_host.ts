@@ -1,6 +1,6 @@
 import type { CommandRegistry } from "./registry.ts";
 import type { Manifest } from "./manifest.ts";
-import type { SharedState } from "../mcp/shared_state.ts";
+import type { SharedState } from "./state_store.ts";
 
 /**
  * A tool as the framework's own parts see it — the built-in commands, the in-process MCP catalog: its

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Tag } from "../../json.ts";
-import type { StateStore } from "../run/state_store.ts";
+import type { StateStore } from "../contract/state_store.ts";
 
 /** How long a confirmation request stays valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
@@ -33,7 +33,7 @@ export const MIN_CONFIRMATION_SECRET_BYTES = 32;
  *
  * @example
  * ```ts
- * import type { StateStore } from "../run/state_store.ts";
+ * import type { StateStore } from "../contract/state_store.ts";
  *
  * declare const shared: StateStore;
  * const options: ConfirmationOptions = { secret: new TextEncoder().encode("…32 bytes or more…"), nonces: shared };

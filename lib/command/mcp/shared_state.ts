@@ -1,25 +1,5 @@
-import type { StateStore } from "../run/state_store.ts";
+import type { SharedState, StateStore } from "../contract/state_store.ts";
 import { ConfirmationStates } from "./confirmation_state.ts";
-
-/**
- * What the instances of a fleet share (docs/scaling.md): the store of idempotency keys and redeemed
- * confirmation nonces, and the key that signs confirmations. Each is optional: without a store, keys live in
- * the tool's state directory; without a secret, each process signs with a key of its own.
- *
- * @example
- * ```ts
- * import type { StateStore } from "../run/state_store.ts";
- *
- * declare const redis: StateStore;
- * const shared: SharedState = { store: redis, confirmationSecret: new TextEncoder().encode("…32 bytes or more…") };
- * ```
- */
-export interface SharedState {
-  /** Idempotency keys and confirmation nonces; absent: the tool's state directory. */
-  store?: StateStore;
-  /** The HMAC key of confirmations, the same on every instance; absent: a random key per process. */
-  confirmationSecret?: Uint8Array;
-}
 
 /**
  * The confirmations of a server with this shared state: with a secret, states any instance accepts once,
@@ -29,7 +9,7 @@ export interface SharedState {
  *
  * @example
  * ```ts
- * import type { StateStore } from "../run/state_store.ts";
+ * import type { StateStore } from "../contract/state_store.ts";
  *
  * declare const local: StateStore;
  * const states = sharedConfirmations({}, () => local); // per process: `local` is never used
@@ -51,7 +31,7 @@ export function sharedConfirmations(
  *
  * @example
  * ```ts
- * import type { StateStore } from "../run/state_store.ts";
+ * import type { StateStore } from "../contract/state_store.ts";
  *
  * declare const shared: StateStore;
  * await storeAnswers(shared); // throws while Redis is down

@@ -10,7 +10,7 @@ import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } f
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import { callFingerprint } from "./idempotency_store.ts";
 import { type IdempotencyKeys, KeyInProgressError, type KeySlot } from "./idempotency_record.ts";
-import { StateStoreUnavailableError } from "./state_store.ts";
+import { StateStoreUnavailableError } from "../contract/state_store.ts";
 import type { CommandInput } from "../input/input_values.ts";
 import { errorMessage, failureOf } from "./thrown_error.ts";
 import { previewDestructive } from "./destructive_preview.ts";

@@ -20,7 +20,7 @@ import {
   pendingRecord,
   type StoredResult,
 } from "./idempotency_record.ts";
-import type { StateStore } from "./state_store.ts";
+import type { StateStore } from "../contract/state_store.ts";
 
 export type { IdempotencyKeys, KeySlot, KeyState, StoredResult } from "./idempotency_record.ts";
 

@@ -1,4 +1,4 @@
-import { type StateStore, StateStoreUnavailableError } from "./state_store.ts";
+import { type StateStore, StateStoreUnavailableError } from "../contract/state_store.ts";
 import { errorMessage } from "./thrown_error.ts";
 
 /**

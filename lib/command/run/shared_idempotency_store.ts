@@ -11,7 +11,7 @@ import {
   type StoredResult,
 } from "./idempotency_record.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
-import type { StateStore } from "./state_store.ts";
+import type { StateStore } from "../contract/state_store.ts";
 
 /**
  * How long a key stays held by a call whose process stopped renewing it (it died, or lost the store): the
@@ -33,7 +33,7 @@ const MAX_POLL_MS = 50;
  *
  * @example
  * ```ts
- * import type { StateStore } from "./state_store.ts";
+ * import type { StateStore } from "../contract/state_store.ts";
  *
  * declare const shared: StateStore;
  * const keys = new SharedIdempotencyStore(shared, { lifetimeSeconds: 3600 });
@@ -76,7 +76,10 @@ export class SharedIdempotencyStore implements IdempotencyKeys {
     const token = crypto.randomUUID();
     await this.#take(lock, token, options);
     const renew = setInterval(() => {
-      this.#store.record(lock, token, KEY_LEASE_MS).catch(() => {});
+      // Only a hold still ours is renewed: one that lapsed (the store was away) may be another call's now.
+      this.#store.read(lock).then((holder) =>
+        holder === token ? this.#store.record(lock, token, KEY_LEASE_MS) : undefined
+      ).catch(() => {});
     }, KEY_LEASE_MS / 3);
     try {
       const recordKey = `${this.#prefix}key:${digest}`;

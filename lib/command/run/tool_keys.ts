@@ -2,7 +2,7 @@ import type { ToolHost } from "../contract/tool_host.ts";
 import type { IdempotencyKeys } from "./idempotency_record.ts";
 import { IdempotencyStore } from "./idempotency_store.ts";
 import { SharedIdempotencyStore } from "./shared_idempotency_store.ts";
-import type { StateStore } from "./state_store.ts";
+import type { StateStore } from "../contract/state_store.ts";
 
 /**
  * Where a tool's idempotency keys live: in `store` when its instances share one, else in its state directory.

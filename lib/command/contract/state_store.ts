@@ -51,3 +51,21 @@ export class StateStoreUnavailableError extends Error {
     this.name = "StateStoreUnavailableError";
   }
 }
+
+/**
+ * What the instances of a fleet share (docs/scaling.md): the store of idempotency keys and redeemed
+ * confirmation nonces, and the key that signs confirmations. Each is optional: without a store, keys live in
+ * the tool's state directory; without a secret, each process signs with a key of its own.
+ *
+ * @example
+ * ```ts
+ * declare const redis: StateStore;
+ * const shared: SharedState = { store: redis, confirmationSecret: new TextEncoder().encode("…32 bytes or more…") };
+ * ```
+ */
+export interface SharedState {
+  /** Idempotency keys and confirmation nonces; absent: the tool's state directory. */
+  store?: StateStore;
+  /** The HMAC key of confirmations, the same on every instance; absent: a random key per process. */
+  confirmationSecret?: Uint8Array;
+}
