@@ -69,7 +69,11 @@ export { type ManifestIssue, validateManifest } from "./lib/command/contract/man
 
 // Extending the built-in `mcp serve`, `mcp install` and `mcp listen` (`ToolOptions.extendMcpServe`, …).
 export type { McpServeDefinition, McpServeFlags } from "./lib/command/builtins/mcp_serve_command.ts";
-export { listenForClients, type McpListenDefinition } from "./lib/command/builtins/mcp_listen_command.ts";
+export {
+  listenForClients,
+  type McpListenDefinition,
+  withSharedState,
+} from "./lib/command/builtins/mcp_listen_command.ts";
 export type { McpListenFlags, ServedTools } from "./lib/command/builtins/mcp_listen/listen_flags.ts";
 export { installMcpServer, type McpInstallDefinition } from "./lib/command/builtins/mcp_install_command.ts";
 export type { McpInstallFlags, ServeTarget } from "./lib/command/builtins/mcp_install/install_flags.ts";
@@ -82,5 +86,13 @@ export {
   FileLockTimeoutError,
   withFileLock,
 } from "./lib/runtime/file_lock_api.ts";
+
+// What the instances of a fleet share: idempotency keys and confirmations in one store (docs/scaling.md).
+export {
+  type SharedState,
+  type StateStore,
+  StateStoreUnavailableError,
+} from "./lib/command/contract/state_store.ts";
+export { type RedisCommands, redisStateStore } from "./lib/command/run/redis_state_store.ts";
 
 export { FRAMEWORK_VERSION } from "./lib/version.ts";

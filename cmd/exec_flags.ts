@@ -3,7 +3,7 @@
  * `--env-allow`, `--max-output-bytes` — and what they become: one place for `mcp serve`, `mcp listen` and
  * `mcp install`, so the three read them alike.
  */
-import { CommandError, ExitCode, type FlagValues } from "../mod.ts";
+import { CommandError, ExitCode, type FlagValues, type SharedState } from "../mod.ts";
 import {
   type BridgedServer,
   envAllowList,
@@ -169,7 +169,7 @@ export function execServeArgs(exec: string, flags: ExecFlagValues, cwd: string):
 
 /**
  * The bridged CLI of `--exec`, ready to serve (see `prepareBridgedServer`), with `--watch-interval` and
- * `--read-only` checked and applied.
+ * `--read-only` checked and applied; `fleet` is what a listener shares with the other instances.
  *
  * @example
  * ```ts
@@ -185,6 +185,7 @@ export function prepareExec(
   flags: { "read-only": boolean; "watch-interval"?: number | undefined },
   signal: AbortSignal,
   log: (message: string) => void,
+  fleet: { shared?: SharedState; stateDir?: string } = {},
 ): Promise<BridgedServer> {
   const watch = flags["watch-interval"] ?? DEFAULT_WATCH_SECONDS;
   if (!(watch >= 0)) {
@@ -195,7 +196,7 @@ export function prepareExec(
   }
   return prepareBridgedServer(
     target,
-    { readOnly: flags["read-only"], watchIntervalMs: limitMs(watch) },
+    { readOnly: flags["read-only"], watchIntervalMs: limitMs(watch), ...fleet },
     signal,
     log,
   );

@@ -8,6 +8,7 @@ import {
   listenForClients,
   type McpListenDefinition,
   type McpListenFlags,
+  withSharedState,
 } from "../mod.ts";
 import { EXEC_FLAGS, execTarget, prepareExec, refuseWithoutExec } from "./exec_flags.ts";
 
@@ -23,7 +24,8 @@ const LISTEN_EXEC_FLAGS = {
 /**
  * The `mcp listen` of the toolwire binary: the built-in, extended with `--exec`, `--cwd` and the other flags
  * of a bridged CLI. It declares the start-up failures of `--exec`: 4 when the CLI prints no valid manifest,
- * 5 when it cannot be started.
+ * 5 when it cannot be started. `stateDir` is where the processes of one host redeem confirmations when they
+ * share a `--confirmation-secret-file` but no `--state-store`.
  *
  * @example
  * ```ts
@@ -34,6 +36,7 @@ const LISTEN_EXEC_FLAGS = {
  */
 export function withExecListen(
   builtin: McpListenDefinition,
+  stateDir?: () => string,
 ): CommandDefinition<McpListenFlags & typeof LISTEN_EXEC_FLAGS> {
   return {
     ...builtin,
@@ -44,7 +47,8 @@ export function withExecListen(
       ...builtin.exit_codes,
       "4": {
         name: "PRECONDITION",
-        description: "The --exec CLI printed no valid manifest; the server did not start",
+        description:
+          "The --exec CLI printed no valid manifest, or the redis package (--state-store) is missing; the server did not start",
         retryable: false,
         side_effects: "none",
       },
@@ -74,7 +78,14 @@ export function withExecListen(
         return builtin.run(ctx);
       }
       const target = execTarget(exec, ctx.flags);
-      return listenForClients(ctx, await prepareExec(target, ctx.flags, ctx.signal, ctx.log));
+      return await withSharedState(ctx, "toolwire", async (shared) =>
+        listenForClients(
+          ctx,
+          await prepareExec(target, ctx.flags, ctx.signal, ctx.log, {
+            shared,
+            ...(stateDir === undefined ? {} : { stateDir: stateDir() }),
+          }),
+        ));
     },
   };
 }

@@ -9,7 +9,7 @@
  *   toolwire mcp snapshot --exec "<cli>" --output f    the tools it would serve, saved
  *   toolwire mcp diff --exec "<cli>" --snapshot f      drift between those tools and a saved or live list
  */
-import { createTool, FRAMEWORK_VERSION } from "../mod.ts";
+import { createTool, FRAMEWORK_VERSION, type Tool } from "../mod.ts";
 import { registerCheck } from "./check/check_command.ts";
 import { registerMcpDiff } from "./mcp_diff.ts";
 import { TOOLWIRE_DENO_PERMISSIONS, withExecInstall } from "./mcp_install_exec.ts";
@@ -17,14 +17,15 @@ import { withExecListen } from "./mcp_listen.ts";
 import { withExec } from "./mcp_serve_exec.ts";
 import { registerMcpSnapshot } from "./mcp_snapshot.ts";
 
-const tool = createTool({
+const tool: Tool = createTool({
   name: "toolwire",
   version: FRAMEWORK_VERSION,
   description:
     "Serve any manifest-printing CLI over MCP, check any CLI against the protocol-command contract, and catch MCP tool drift",
   extendMcpServe: withExec,
   extendMcpInstall: withExecInstall,
-  extendMcpListen: withExecListen,
+  // Read when a listener starts, long after `tool` is defined.
+  extendMcpListen: (builtin) => withExecListen(builtin, () => tool.stateDir()),
   denoPermissions: TOOLWIRE_DENO_PERMISSIONS,
 });
 registerCheck(tool);

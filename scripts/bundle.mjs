@@ -57,6 +57,7 @@ const DEFERRED = [
   "lib/command/builtins/completions/completion_script.ts",
   "lib/command/builtins/mcp_install/install_server.ts",
   "lib/command/builtins/mcp_listen/listen_server.ts",
+  "lib/command/builtins/mcp_listen/listen_state.ts",
 ];
 /**
  * The modules the library imports with `import()` on common paths: they go to the third chunk, which a run

@@ -10,6 +10,9 @@ import { loadExecIdentity } from "./exec_identity.ts";
 import { loadExecManifest } from "./exec_manifest.ts";
 import { LiveExecCatalog } from "./live_exec_catalog.ts";
 import { quoteCommandLine } from "./command_line.ts";
+import { sharedConfirmations, storeAnswers } from "../command/mcp/shared_state.ts";
+import type { SharedState } from "../command/contract/state_store.ts";
+import { IdempotencyStore } from "../command/run/idempotency_store.ts";
 
 /**
  * What a server of a bridged CLI serves: its tools, and how the server introduces itself.
@@ -25,7 +28,10 @@ export type BridgedServer = ServedTools & { instructions: string };
 /**
  * Reads and checks the CLI's manifest (4 when it prints no valid one, 5 when it cannot be started), asks
  * its `--version` for the server's name, and builds the catalog every session shares — one that follows the
- * CLI's manifest every `watchIntervalMs` (0: never; `log` reports a new or refused one).
+ * CLI's manifest every `watchIntervalMs` (0: never; `log` reports a new or refused one). `shared` is what
+ * the instances of a fleet share: a destructive call runs only while `shared.store` answers; with its
+ * confirmation secret, a state any of them asked for is accepted once by any, its nonce redeemed in
+ * `shared.store`, else in `stateDir` (the processes of one host).
  *
  * @example
  * ```ts
@@ -37,15 +43,21 @@ export type BridgedServer = ServedTools & { instructions: string };
  */
 export async function prepareBridgedServer(
   target: ExecTarget,
-  options: { readOnly: boolean; watchIntervalMs: number },
+  options: { readOnly: boolean; watchIntervalMs: number; shared?: SharedState; stateDir?: string },
   signal: AbortSignal,
   log: (message: string) => void,
 ): Promise<BridgedServer> {
   const manifest = await loadExecManifest(target, signal, (message) => log(`warning: ${message}`));
   const identity = await loadExecIdentity(target, signal);
+  const store = options.shared?.store;
   const catalog = await LiveExecCatalog.create(target, manifest, { readOnly: options.readOnly }, {
     intervalMs: options.watchIntervalMs,
     log,
+    confirmations: sharedConfirmations(
+      options.shared ?? {},
+      options.stateDir === undefined ? undefined : () => new IdempotencyStore(options.stateDir!),
+    ),
+    ...(store === undefined ? {} : { checkStore: () => storeAnswers(store) }),
   });
   const shown = quoteCommandLine(target.argv);
   return {

@@ -11,7 +11,11 @@ import { callArgv } from "./call_argv.ts";
 import { argumentErrorEnvelope } from "../command/input/argument_error.ts";
 import type { InputIssue } from "../command/input/input_values.ts";
 import { hasLoneSurrogate } from "../json.ts";
-import { ManifestCatalog, type ValidatedCall } from "../command/mcp/manifest_catalog.ts";
+import {
+  ManifestCatalog,
+  type ManifestCatalogOptions,
+  type ValidatedCall,
+} from "../command/mcp/manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { commandWords } from "../command/contract/command_words.ts";
 
@@ -39,7 +43,8 @@ export interface ExecTarget {
  * stdout and stderr, and says when stdout passed `maxOutputBytes`. Each stderr line (a very long one cut,
  * saying so) is passed to the client as a log message. The bridge does not rely on the CLI to guard a
  * destructive command: an unconfirmed call runs it with `--dry-run` only, and answers CONFIRMATION_REQUIRED
- * with that preview.
+ * with that preview. `options` are a fleet's: the confirmations it shares, and the store a destructive call
+ * waits on.
  *
  * @example
  * ```ts
@@ -56,8 +61,9 @@ export function execCatalog(
   target: ExecTarget,
   manifest: Pick<Manifest, "commands">,
   filter: ServeFilter,
+  options: Pick<ManifestCatalogOptions, "confirmations" | "checkStore"> = {},
 ): ManifestCatalog {
-  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call));
+  return new ManifestCatalog(manifest.commands, filter, (call) => execute(target, call), options);
 }
 
 /** Spawn errors that say the server is out of a resource for now, not that the program is missing. */

@@ -8,7 +8,8 @@ import type {
 } from "../protocol/mcp/tool_catalog.ts";
 import { execCatalog, type ExecTarget } from "./exec_catalog.ts";
 import { reloadExecManifest } from "./exec_manifest.ts";
-import type { ManifestCatalog } from "../command/mcp/manifest_catalog.ts";
+import type { ManifestCatalog, ManifestCatalogOptions } from "../command/mcp/manifest_catalog.ts";
+import type { ConfirmationStates } from "../command/mcp/confirmation_state.ts";
 import type { ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { errorMessage } from "../command/run/thrown_error.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../command/run/time_limit.ts";
@@ -26,6 +27,13 @@ export interface LiveExecOptions {
   askEvery?: number;
   /** A diagnostic line (stderr): a new tool list, or a new manifest that was refused. */
   log(message: string): void;
+  /**
+   * The confirmations of every catalog this one serves, kept across new manifests: a fleet's, signed with its
+   * shared secret. @default a key per catalog (a state asked for before a new manifest is refused after)
+   */
+  confirmations?: ConfirmationStates;
+  /** What a destructive call waits on: the fleet's store answering ({@linkcode ManifestCatalogOptions.checkStore}). */
+  checkStore?(): Promise<void>;
 }
 
 /**
@@ -89,7 +97,7 @@ export class LiveExecCatalog implements ToolCatalog {
     filter: ServeFilter,
     options: LiveExecOptions,
   ): Promise<LiveExecCatalog> {
-    const current = execCatalog(target, manifest, filter);
+    const current = execCatalog(target, manifest, filter, fleetOptions(options));
     return new LiveExecCatalog(target, filter, options, current, manifest.etag, await programStamps(target));
   }
 
@@ -149,7 +157,7 @@ export class LiveExecCatalog implements ToolCatalog {
       return;
     }
     if (manifest === undefined || this.#stopped.signal.aborted) return;
-    this.#current = execCatalog(this.#target, manifest, this.#filter);
+    this.#current = execCatalog(this.#target, manifest, this.#filter, fleetOptions(this.#options));
     this.#etag = manifest.etag;
     this.#options.log(
       `mcp: the CLI's manifest changed (${manifest.etag}); serving ${this.#current.tools().length} tools`,
@@ -174,4 +182,14 @@ async function programStamps(target: ExecTarget): Promise<string> {
     }
   }
   return stamps.join("\n");
+}
+
+/** The parts of the options every catalog of a fleet's instance is built with. */
+function fleetOptions(
+  options: LiveExecOptions,
+): Pick<ManifestCatalogOptions, "confirmations" | "checkStore"> {
+  return {
+    ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
+    ...(options.checkStore === undefined ? {} : { checkStore: options.checkStore }),
+  };
 }

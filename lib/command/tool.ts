@@ -24,6 +24,8 @@ import { dispatch } from "./cli/dispatch.ts";
 import { makeEnvelope } from "./contract/envelope.ts";
 import { ExitCode } from "../exit_code.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts";
+import type { SharedState } from "./contract/state_store.ts";
+import { MIN_CONFIRMATION_SECRET_BYTES } from "./mcp/confirmation_state.ts";
 import type { Manifest } from "./contract/manifest.ts";
 import { renderPlainError } from "./cli/plain_text.ts";
 import { errorMessage, unexpectedError } from "./run/thrown_error.ts";
@@ -140,6 +142,26 @@ export interface ToolOptions<
    * ```
    */
   denoPermissions?: readonly string[];
+  /**
+   * What the tool's processes share when it runs as a fleet (docs/scaling.md): `store`, a `StateStore` such
+   * as `redisStateStore` over your own Redis client, keeps idempotency keys and redeemed confirmations for
+   * every command line and MCP server of the tool; `confirmationSecret` (32 bytes or more) signs
+   * confirmations the same way on every instance. `mcp listen --state-store` and
+   * `--confirmation-secret-file` override each. @default the state directory, and a key per process
+   *
+   * @example
+   * ```ts
+   * import { redisStateStore, type RedisCommands } from "@toolwire/toolwire";
+   *
+   * declare const commands: RedisCommands; // three methods over your node-redis or ioredis client
+   * declare const secret: Uint8Array;
+   * const tool = createTool({
+   *   name: "notes", version: "1.0.0", description: "Keep short notes",
+   *   sharedState: { store: redisStateStore(commands, { prefix: "notes:" }), confirmationSecret: secret },
+   * });
+   * ```
+   */
+  sharedState?: SharedState;
 }
 
 // A permission flag as `deno run` takes it: `--allow-read`, `--allow-env=HOME,PATH`, `--deny-net`, `-A`.
@@ -176,6 +198,8 @@ export class Tool implements ToolHost {
   readonly registry: CommandRegistry = new CommandRegistry();
   /** What `mcp serve` is started with on Deno ({@linkcode ToolOptions.denoPermissions}). */
   readonly denoPermissions: readonly string[] | undefined;
+  /** What its instances share ({@linkcode ToolOptions.sharedState}). */
+  readonly sharedState: SharedState | undefined;
   readonly #stateDir: ToolOptions["stateDir"];
 
   constructor(options: ToolOptions) {
@@ -213,6 +237,15 @@ export class Tool implements ToolHost {
       );
     }
     this.denoPermissions = permissions === undefined ? undefined : [...permissions];
+    const secret = options.sharedState?.confirmationSecret;
+    if (secret !== undefined && secret.length < MIN_CONFIRMATION_SECRET_BYTES) {
+      throw new RegistrationError(
+        options.name,
+        "sharedState",
+        `a confirmation secret needs at least ${MIN_CONFIRMATION_SECRET_BYTES} bytes, got ${secret.length}`,
+      );
+    }
+    this.sharedState = options.sharedState;
     this.#stateDir = options.stateDir;
     registerManifest(this);
     registerMcpServe(this, options.extendMcpServe);

@@ -12,3 +12,4 @@ export * from "./byte_channel.ts";
 export * from "./stdio.ts";
 export * from "./stdin_reader.ts";
 export * from "./permission.ts";
+export * from "./private_file.ts";

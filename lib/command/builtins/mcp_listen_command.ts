@@ -12,6 +12,7 @@ import { MCP_LISTEN_FLAGS, type McpListenFlags, type ServedTools } from "./mcp_l
 import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
 import { commandWords } from "../contract/command_words.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
+import type { SharedState } from "../contract/state_store.ts";
 
 /**
  * The built-in `mcp listen` definition, as {@linkcode ToolOptions.extendMcpListen} receives it.
@@ -43,6 +44,32 @@ export async function listenForClients(
 ): Promise<Record<string, unknown>> {
   const { runListener } = await import("./mcp_listen/listen_server.ts");
   return await runListener(ctx, served);
+}
+
+/**
+ * Runs `use` with what the invocation's `--state-store` and `--confirmation-secret-file` share with the other
+ * instances of a fleet (docs/scaling.md) — read, checked and connected (with `--dry-run`: checked only) —
+ * and disconnects after. Keys in the store start with `<prefix>:`, the tool's name. The built-in serves the
+ * tool's commands with it; an extended `mcp listen` that serves a catalog of its own gets it here too.
+ *
+ * @example
+ * ```ts
+ * declare const ctx: Parameters<typeof withSharedState>[0]; // an `mcp listen` invocation's context
+ * await withSharedState(ctx, "hub", (shared) => Promise.resolve(shared.store !== undefined));
+ * ```
+ */
+export async function withSharedState<T>(
+  ctx: CommandContext<McpListenFlags>,
+  prefix: string,
+  use: (shared: SharedState) => Promise<T>,
+): Promise<T> {
+  const { openSharedState } = await import("./mcp_listen/listen_state.ts");
+  const state = await openSharedState(ctx.flags, { prefix, connect: !ctx.flags["dry-run"], log: ctx.log });
+  try {
+    return await use(state.shared);
+  } finally {
+    await state.close();
+  }
 }
 
 /**
@@ -123,6 +150,13 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         retryable: false,
         side_effects: "none",
       },
+      "4": {
+        name: "PRECONDITION",
+        description:
+          "--state-store needs the redis npm package, which is not installed; the server did not start",
+        retryable: false,
+        side_effects: "none",
+      },
       "5": {
         name: "NOT_FOUND",
         description: "The socket's directory does not exist; the server did not start",
@@ -136,6 +170,12 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         retryable: false,
         side_effects: "none",
       },
+      "12": {
+        name: "UNAVAILABLE",
+        description: "The --state-store did not answer; the server did not start",
+        retryable: true,
+        side_effects: "none",
+      },
     },
     examples: [
       {
@@ -147,18 +187,24 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         command: `${tool.name} mcp listen --read-only unix:/tmp/${tool.name}.sock`,
       },
       {
+        description: "One instance of a fleet behind a load balancer",
+        command:
+          `${tool.name} mcp listen --state-store redis://127.0.0.1:6379/0 --confirmation-secret-file /etc/${tool.name}/confirmation.key http://127.0.0.1:7011/mcp`,
+      },
+      {
         description: "See what would be served",
         command: `${tool.name} mcp listen --dry-run http://127.0.0.1:7010/mcp`,
       },
     ],
     run: (ctx) =>
-      listenForClients(ctx, {
-        serverInfo: { name: tool.name, version: tool.version },
-        instructions:
-          `${tool.description}. Each tool is a '${tool.name}' command; results are its JSON envelope.`,
-        catalog: commandCatalog(tool, { commands: tool.registry.servableEntries() }, {
-          readOnly: ctx.flags["read-only"],
-        }),
-      }),
+      withSharedState(ctx, tool.name, (shared) =>
+        listenForClients(ctx, {
+          serverInfo: { name: tool.name, version: tool.version },
+          instructions:
+            `${tool.description}. Each tool is a '${tool.name}' command; results are its JSON envelope.`,
+          catalog: commandCatalog(tool, { commands: tool.registry.servableEntries() }, {
+            readOnly: ctx.flags["read-only"],
+          }, shared),
+        })),
   };
 }

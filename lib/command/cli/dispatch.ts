@@ -8,7 +8,9 @@ import { executeCommand } from "../run/executor.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { FORMATS, type OutputFormat } from "../contract/command_definition.ts";
 import { commandHelp, toolHelp } from "./help_text.ts";
-import { idempotencyKeyIssue, IdempotencyStore } from "../run/idempotency_store.ts";
+import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
+import { toolKeys } from "../run/tool_keys.ts";
+import type { SharedState } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "../input/input_values.ts";
 import { outputFileIssue, writeOutputFile } from "./output_file.ts";
@@ -35,6 +37,8 @@ export interface DispatchTool {
   stateDir(): string;
   /** How long idempotency records are kept, in seconds. @default one day */
   idempotencyLifetimeSeconds?: number;
+  /** What its instances share: keyed runs use its store when it has one. */
+  sharedState?: SharedState | undefined;
 }
 
 /**
@@ -124,7 +128,7 @@ export async function dispatch(
       input: { flags, args },
       ...(key === undefined ? {} : {
         idempotencyKey: key,
-        store: new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds }),
+        store: toolKeys(tool, tool.sharedState?.store),
       }),
       dryRun: parsed.given.get("dry-run") === true,
       unconfirmed: needsConfirmation(definition.danger_level, {

@@ -138,7 +138,7 @@ export function frameworkExitCodes(
     table[ExitCode.UNAVAILABLE] = {
       name: "UNAVAILABLE",
       description:
-        "Another call with the same idempotency key is still running after the time limit; nothing was done",
+        "A call with the same idempotency key is still running, or the shared state store is down; nothing was done",
       retryable: true,
       side_effects: "none",
     };

@@ -1,5 +1,6 @@
 import type { CommandRegistry } from "./registry.ts";
 import type { Manifest } from "./manifest.ts";
+import type { SharedState } from "./state_store.ts";
 
 /**
  * A tool as the framework's own parts see it — the built-in commands, the in-process MCP catalog: its
@@ -26,6 +27,8 @@ export interface ToolHost {
   readonly timeoutSeconds: number;
   /** How long idempotency records are kept, in seconds. */
   readonly idempotencyLifetimeSeconds?: number;
+  /** What its instances share (a store, a confirmation secret), when the tool was given it. */
+  readonly sharedState?: SharedState | undefined;
   /** The Deno permission flags its commands need, when declared. */
   readonly denoPermissions?: readonly string[] | undefined;
   readonly registry: CommandRegistry;

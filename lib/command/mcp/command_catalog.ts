@@ -3,6 +3,9 @@ import type { CommandDefinition } from "../contract/command_definition.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
 import { executeCommand } from "../run/executor.ts";
 import { IdempotencyStore } from "../run/idempotency_store.ts";
+import { toolKeys } from "../run/tool_keys.ts";
+import { sharedConfirmations, storeAnswers } from "./shared_state.ts";
+import type { SharedState } from "../contract/state_store.ts";
 import type { Manifest } from "../contract/manifest.ts";
 import { ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
@@ -16,7 +19,9 @@ interface PreparedCommand {
 /**
  * The tool's own commands as MCP tools, run in-process through the same executor as the CLI (one path for
  * every invocation, docs/contract.md#phases): the handler, its time limit, idempotency replay, and the
- * CONFIRMATION_REQUIRED preview of an unconfirmed destructive call.
+ * CONFIRMATION_REQUIRED preview of an unconfirmed destructive call. `shared` is what the instances of a
+ * fleet share (each part given overrides the tool's {@linkcode ToolOptions.sharedState}): idempotency keys
+ * then live in its store, and confirmations are signed with its secret.
  *
  * @example
  * ```ts
@@ -33,9 +38,12 @@ export function commandCatalog(
   tool: ToolHost,
   manifest: Pick<Manifest, "commands">,
   filter: ServeFilter,
+  shared: SharedState = {},
 ): ManifestCatalog {
-  const store = () =>
-    new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds });
+  const { store: sharedStore, confirmationSecret } = { ...tool.sharedState, ...shared };
+  // The file store is made per call (it costs nothing); a shared one is one connection for every call.
+  const sharedKeys = sharedStore === undefined ? undefined : toolKeys(tool, sharedStore);
+  const store = () => sharedKeys ?? toolKeys(tool, undefined);
   // What a call needs of its command besides its arguments — the definition and its time limit — is looked up
   // on the command's first call and kept: per call it was a registry lookup and a rounding of the limit.
   const prepared = new Map<string, PreparedCommand>();
@@ -64,5 +72,12 @@ export function commandCatalog(
       log: (message) => call.context.log("info", message),
       progress: (update) => call.context.progress(update),
     });
-  }, { hasResult: async (key) => (await store().get(key)) !== undefined });
+  }, {
+    hasResult: async (key) => (await store().get(key)) !== undefined,
+    confirmations: sharedConfirmations(
+      { store: sharedStore, confirmationSecret },
+      () => new IdempotencyStore(tool.stateDir(), { lifetimeSeconds: tool.idempotencyLifetimeSeconds }),
+    ),
+    ...(sharedStore === undefined ? {} : { checkStore: () => storeAnswers(sharedStore) }),
+  });
 }

@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Tag } from "../../json.ts";
+import type { StateStore } from "../contract/state_store.ts";
 
 /** How long a confirmation request stays valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
@@ -24,6 +25,35 @@ interface StatePayload {
   exp: number;
 }
 
+/** Shortest confirmation secret accepted, in bytes: an HMAC-SHA256 key of full strength. */
+export const MIN_CONFIRMATION_SECRET_BYTES = 32;
+
+/**
+ * Options of {@linkcode ConfirmationStates}.
+ *
+ * @example
+ * ```ts
+ * import type { StateStore } from "../contract/state_store.ts";
+ *
+ * declare const shared: StateStore;
+ * const options: ConfirmationOptions = { secret: new TextEncoder().encode("…32 bytes or more…"), nonces: shared };
+ * ```
+ */
+export interface ConfirmationOptions {
+  /** The clock, injectable for expiry tests. @default Date.now */
+  now?: () => number;
+  /**
+   * The HMAC key, shared by every instance of a fleet so that a state minted by one is accepted by another
+   * (at least {@linkcode MIN_CONFIRMATION_SECRET_BYTES} bytes). @default a random key of this process
+   */
+  secret?: Uint8Array;
+  /**
+   * Where redeemed nonces are remembered, shared by every instance that shares the key: a state then runs
+   * once in the whole fleet. @default this object (enough while the key is this process's own)
+   */
+  nonces?: StateStore;
+}
+
 /** Why a `requestState` was refused. */
 export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired" | "spent";
 
@@ -35,9 +65,11 @@ export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired" |
  * refused. A state that was altered, belongs to another call, is too old or was already redeemed is refused
  * — and then nothing runs.
  *
- * The open nonces live in this object only, and so does the key: no other process can verify a state (it
- * is refused as tampered), so remembering nonces per process is enough to make a state single-use. They
- * are dropped when they expire, and at most {@linkcode MAX_OPEN_CONFIRMATIONS} are kept.
+ * By default the key is made in this process and the open nonces live in this object: no other process can
+ * verify a state (it is refused as tampered), so remembering nonces per process is enough to make a state
+ * single-use. They are dropped when they expire, and at most {@linkcode MAX_OPEN_CONFIRMATIONS} are kept.
+ * A fleet gives every instance the same `secret` and one shared `nonces` store: a state is then accepted
+ * by any instance, once, redeemed with one atomic {@linkcode StateStore.reserve} of its nonce.
  *
  * @example
  * ```ts
@@ -50,6 +82,8 @@ export type StateProblem = "malformed" | "tampered" | "wrong_call" | "expired" |
 export class ConfirmationStates {
   #key: Promise<HmacKey> | undefined;
   readonly #now: () => number;
+  readonly #secret: Uint8Array<ArrayBuffer> | undefined;
+  readonly #nonces: StateStore | undefined;
   /**
    * Nonce → expiry of every issued state not yet redeemed, in issue order — and so in expiry order, unless
    * the clock stepped back, which only delays dropping a few: the cap holds regardless.
@@ -57,11 +91,20 @@ export class ConfirmationStates {
   readonly #open = new Map<string, number>();
 
   /**
-   * A signer with a fresh random key; `now` is injectable for expiry tests. The key is made on first use:
-   * most servers never ask for a confirmation, and Web Crypto's first use costs startup time.
+   * A signer with a fresh random key, or the options' secret; a clock alone is the options' `now`. The key
+   * is made on first use: most servers never ask for a confirmation, and Web Crypto's first use costs
+   * startup time.
    */
-  constructor(now: () => number = Date.now) {
+  constructor(options: ConfirmationOptions | (() => number) = {}) {
+    const { now = Date.now, secret, nonces } = typeof options === "function" ? { now: options } : options;
+    if (secret !== undefined && secret.length < MIN_CONFIRMATION_SECRET_BYTES) {
+      throw new RangeError(
+        `a confirmation secret needs at least ${MIN_CONFIRMATION_SECRET_BYTES} bytes, got ${secret.length}`,
+      );
+    }
     this.#now = now;
+    this.#secret = secret === undefined ? undefined : new Uint8Array(secret);
+    this.#nonces = nonces;
   }
 
   /** How many issued states are still open: not redeemed, not expired, not forgotten. */
@@ -71,6 +114,12 @@ export class ConfirmationStates {
   }
 
   #signingKey(): Promise<HmacKey> {
+    if (this.#secret !== undefined) {
+      this.#key ??= crypto.subtle.importKey("raw", this.#secret, { name: "HMAC", hash: "SHA-256" }, false, [
+        "sign",
+        "verify",
+      ]).then((key) => key as HmacKey);
+    }
     this.#key ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256", length: 256 }, false, [
       "sign",
       "verify",
@@ -93,16 +142,20 @@ export class ConfirmationStates {
     const signature = new Uint8Array(
       await crypto.subtle.sign("HMAC", await this.#signingKey(), new TextEncoder().encode(body)),
     );
-    this.#dropExpired();
-    while (this.#open.size >= MAX_OPEN_CONFIRMATIONS) this.#open.delete(this.#open.keys().next().value!);
-    this.#open.set(nonce, payload.exp);
+    if (this.#nonces === undefined) {
+      this.#dropExpired();
+      while (this.#open.size >= MAX_OPEN_CONFIRMATIONS) this.#open.delete(this.#open.keys().next().value!);
+      this.#open.set(nonce, payload.exp);
+    }
     return `${body}.${toBase64Url(signature)}`;
   }
 
   /**
    * `undefined` when the state is valid for this call — it is then used up — else what is wrong with it. A
    * state for another call stays open for its own. The used-up check and the forgetting happen together,
-   * after the last `await`: of two concurrent calls with one state, exactly one gets `undefined`.
+   * after the last `await` (with shared nonces: in one atomic reservation of the nonce): of two concurrent
+   * calls with one state, exactly one gets `undefined`. Rejects with the store's
+   * `StateStoreUnavailableError` when shared nonces cannot be reached: the state is then not used up.
    */
   async redeem(
     state: unknown,
@@ -125,6 +178,13 @@ export class ConfirmationStates {
     if (payloadBytes === undefined) return "malformed";
     const payload = JSON.parse(new TextDecoder().decode(payloadBytes)) as StatePayload;
     if (payload.tool !== tool || payload.args !== await argsDigest(args)) return "wrong_call";
+    if (this.#nonces !== undefined) {
+      const left = payload.exp - this.#now();
+      if (!(left >= 0)) return "expired";
+      // Kept past the expiry by a lifetime more, for instances whose clocks run a little behind.
+      const fresh = await this.#nonces.reserve(`confirmation:${payload.n}`, "1", left + CONFIRMATION_TTL_MS);
+      return fresh ? undefined : "spent";
+    }
     // From here to the end, no `await`: checking the nonce and forgetting it are one step.
     if (!(this.#now() <= payload.exp)) {
       this.#open.delete(payload.n);

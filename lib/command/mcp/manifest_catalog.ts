@@ -10,6 +10,7 @@ import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { CommandEntry } from "../contract/manifest.ts";
 import { ConfirmationStates, type StateProblem } from "./confirmation_state.ts";
+import { StateStoreUnavailableError } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeJson } from "../run/envelope_json.ts";
@@ -52,6 +53,18 @@ export interface ManifestCatalogOptions {
    * for the note the first call deleted — instead of replaying it. Absent: keys are never looked up here.
    */
   hasResult?(key: string): Promise<boolean>;
+  /**
+   * The signer and redeemer of confirmation states: one made with a fleet's shared secret and nonce store,
+   * or one that must outlive this catalog (a bridged CLI's catalog is rebuilt when its manifest changes).
+   * @default a new {@linkcode ConfirmationStates} with a key of this process
+   */
+  confirmations?: ConfirmationStates;
+  /**
+   * Rejects with a `StateStoreUnavailableError` when the store the instances of a fleet share cannot be
+   * reached: a destructive call about to run is then refused (UNAVAILABLE, retryable) and nothing runs.
+   * Absent: no store to check.
+   */
+  checkStore?(): Promise<void>;
 }
 
 interface ServedCommand {
@@ -98,7 +111,7 @@ export class ManifestCatalog implements ToolCatalog {
     execute: CallExecutor,
     options: ManifestCatalogOptions = {},
   ) {
-    this.#states = new ConfirmationStates();
+    this.#states = options.confirmations ?? new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
     const served = servedCommands(commands, filter);
@@ -146,8 +159,24 @@ export class ManifestCatalog implements ToolCatalog {
       });
     const mayAsk = unconfirmed && context.era === "modern" &&
       supportsFormElicitation(context.clientCapabilities);
-    if (!mayAsk) return run(checked.dryRun, checked.confirmed).then(result);
+    if (!mayAsk) {
+      const forReal = served.entry.danger_level === "destructive" && !checked.dryRun && checked.confirmed;
+      return (forReal ? this.#whenStoreIsUp(() => run(false, true)) : run(checked.dryRun, checked.confirmed))
+        .then(result);
+    }
     return this.#confirmFirst(served, call, key, run);
+  }
+
+  /** Runs a destructive call once the shared store answers, else refuses it with nothing run. */
+  async #whenStoreIsUp(run: () => Promise<ResponseEnvelope>): Promise<ResponseEnvelope> {
+    const startedAt = monotonicMs();
+    try {
+      await this.#options.checkStore?.();
+    } catch (error) {
+      if (!(error instanceof StateStoreUnavailableError)) throw error;
+      return storeUnavailable(error, startedAt);
+    }
+    return await run();
   }
 
   /** A destructive call from a client that can answer a form: ask first (a signed `input_required`), then run. */
@@ -194,7 +223,13 @@ export class ManifestCatalog implements ToolCatalog {
       };
     }
     // Redeeming uses the state up, answered or declined: it confirms one execution, whatever happens next.
-    const problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
+    let problem: StateProblem | undefined;
+    try {
+      problem = await this.#states.redeem(call.requestState, call.name, call.arguments);
+    } catch (error) {
+      if (!(error instanceof StateStoreUnavailableError)) throw error;
+      return result(storeUnavailable(error, startedAt));
+    }
     if (problem !== undefined) {
       return result(refusal(stateMessage(problem), "CONFIRMATION_INVALID", startedAt));
     }
@@ -203,7 +238,7 @@ export class ManifestCatalog implements ToolCatalog {
         refusal("the confirmation was declined; nothing was changed", "CONFIRMATION_DECLINED", startedAt),
       );
     }
-    return result(await run(false, true));
+    return result(await this.#whenStoreIsUp(() => run(false, true)));
   }
 }
 
@@ -261,6 +296,24 @@ function refusal(message: string, code: string, startedAt: number): ResponseEnve
       retryable: false,
       phase: "validation",
       suggestion: "call the tool again without requestState",
+    },
+    startedAt,
+  });
+}
+
+/**
+ * The shared store could not be reached: nothing ran, and a confirmation's state was not used up, so the
+ * same call (with the same requestState and answer) may be sent again.
+ */
+function storeUnavailable(error: StateStoreUnavailableError, startedAt: number): ResponseEnvelope {
+  return makeEnvelope({
+    exitCode: ExitCode.UNAVAILABLE,
+    error: {
+      code: "STATE_STORE_UNAVAILABLE",
+      message: `${error.message}; nothing was changed`,
+      retryable: true,
+      phase: "execution",
+      suggestion: "send the same call again once the store is back",
     },
     startedAt,
   });

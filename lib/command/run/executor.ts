@@ -8,7 +8,9 @@ import { HandlerContext } from "./handler_context.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/command_definition.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
-import { callFingerprint, type IdempotencyStore, type KeySlot } from "./idempotency_store.ts";
+import { callFingerprint } from "./idempotency_store.ts";
+import { type IdempotencyKeys, KeyInProgressError, type KeySlot } from "./idempotency_record.ts";
+import { StateStoreUnavailableError } from "../contract/state_store.ts";
 import type { CommandInput } from "../input/input_values.ts";
 import { errorMessage, failureOf } from "./thrown_error.ts";
 import { previewDestructive } from "./destructive_preview.ts";
@@ -27,8 +29,8 @@ export interface Invocation {
   input: CommandInput;
   /** `--idempotency-key` / `idempotency_key`. */
   idempotencyKey?: string;
-  /** The store behind idempotency keys. */
-  store?: IdempotencyStore;
+  /** The store behind idempotency keys: the tool's state directory, or one its instances share. */
+  store?: IdempotencyKeys;
   /** Destructive commands: preview only. */
   dryRun?: boolean;
   /**
@@ -127,7 +129,7 @@ class Execution {
 async function executeWithKey(
   execution: Execution,
   key: string,
-  store: IdempotencyStore,
+  store: IdempotencyKeys,
 ): Promise<ResponseEnvelope> {
   const { invocation } = execution;
   const fingerprint = await callFingerprint(invocation.path, invocation.input);
@@ -221,7 +223,16 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
     const cancellation = Cancellation.of(invocation.signal.reason);
     return execution.finish(cancellation.exitCode, null, cancelledError(cancellation));
   }
-  if (error instanceof FileLockTimeoutError) {
+  if (error instanceof StateStoreUnavailableError) {
+    return execution.finish(ExitCode.UNAVAILABLE, null, {
+      code: "STATE_STORE_UNAVAILABLE",
+      message: `the shared state store cannot be reached (${errorMessage(error)}); nothing was done`,
+      retryable: true,
+      phase: "execution",
+      suggestion: "retry with the same idempotency key once the store is back",
+    });
+  }
+  if (error instanceof FileLockTimeoutError || error instanceof KeyInProgressError) {
     return execution.finish(ExitCode.UNAVAILABLE, null, {
       code: "IDEMPOTENCY_IN_PROGRESS",
       message:

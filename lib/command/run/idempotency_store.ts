@@ -11,6 +11,18 @@ import {
 } from "../../runtime/mod.ts";
 import type { InputIssue } from "../input/input_values.ts";
 import { canonicalJson, isRecord, parseJson, sha256Tag } from "../../json.ts";
+import {
+  doneRecord,
+  type IdempotencyKeys,
+  type KeySlot,
+  type KeyState,
+  parseRecord,
+  pendingRecord,
+  type StoredResult,
+} from "./idempotency_record.ts";
+import type { StateStore } from "../contract/state_store.ts";
+
+export type { IdempotencyKeys, KeySlot, KeyState, StoredResult } from "./idempotency_record.ts";
 
 /** How long a key's record is kept unless the tool says otherwise: one day. */
 export const DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS = 86_400;
@@ -30,44 +42,10 @@ const SWEEP_INTERVAL_MS = 60_000;
 const LEFTOVER_AGE_MS = 10 * 60_000;
 
 const RECORD_NAME = /^([0-9a-f]{64})\.json$/;
+/** An entry of the store's key-value side ({@linkcode StateStore}): a name no idempotency record can have. */
+const ENTRY_NAME = /^([0-9a-f]{64})\.state\.json$/;
 
 const lastSweep = new Map<string, number>();
-
-/** A key's first successful result, as replayed. */
-export interface StoredResult {
-  /** Digest of the command path and its arguments; the same key with another fingerprint is a CONFLICT. */
-  fingerprint: string;
-  /** The command's path. */
-  command: string;
-  /** The `data` of the first successful call. */
-  data: unknown;
-  /** When it was stored (ISO 8601). */
-  stored_at: string;
-}
-
-/** What a key holds, as seen by the caller that holds the key's lock. */
-export type KeyState =
-  /** Never used, or its record outlived the store's lifetime: the call may run. */
-  | { kind: "free" }
-  /** A call with this key succeeded: replay it, or refuse other arguments. */
-  | { kind: "done"; result: StoredResult }
-  /**
-   * A call reserved the key and ended without recording a result — it crashed, timed out, failed with side
-   * effects, or could not write the record — or the record is unreadable. Nobody knows what it did.
-   */
-  | { kind: "unknown"; fingerprint?: string; reserved_at?: string };
-
-/** One key, held exclusively for the time of {@linkcode IdempotencyStore.withKey}. */
-export interface KeySlot {
-  /** What the key held when the lock was taken. */
-  readonly state: KeyState;
-  /** Records that a call with this fingerprint is about to run; a failure here means nothing has run yet. */
-  reserve(fingerprint: string, command: string): Promise<void>;
-  /** Replaces the reservation with the call's result. */
-  complete(data: unknown): Promise<void>;
-  /** Removes the reservation of a call that changed nothing, so that a retry runs. */
-  abandon(): Promise<void>;
-}
 
 /**
  * The input issue of an idempotency key that is empty or too long, under the name the caller used
@@ -90,6 +68,9 @@ export function idempotencyKeyIssue(key: string | undefined, label: string): Inp
  * runs and records the result after; records live for the store's lifetime and are swept a few at a time.
  * The semantics are described in docs/idempotency.md.
  *
+ * It is also the default {@linkcode StateStore}: entries `<sha256>.state.json`, each written under its own
+ * file lock and holding its expiry, where a tool's processes on one host redeem confirmation nonces.
+ *
  * @example
  * ```ts
  * const store = new IdempotencyStore("/tmp/notes/.idempotency", { lifetimeSeconds: 3600 });
@@ -102,7 +83,7 @@ export function idempotencyKeyIssue(key: string | undefined, label: string): Inp
  * (await store.get("k1"))?.data; // { id: 1 }
  * ```
  */
-export class IdempotencyStore {
+export class IdempotencyStore implements IdempotencyKeys, StateStore {
   readonly #dir: string;
   readonly #lifetimeMs: number;
 
@@ -119,6 +100,44 @@ export class IdempotencyStore {
     } catch {
       return undefined;
     }
+  }
+
+  /** Creates the entry `key` for `ttlMs` unless a live one exists, under the entry's lock. */
+  async reserve(key: string, value: string, ttlMs: number): Promise<boolean> {
+    await this.sweep();
+    return await this.#withEntry(key, async (file) => {
+      if (await entryValue(file) !== undefined) return false;
+      await writeEntry(file, value, ttlMs);
+      return true;
+    });
+  }
+
+  /** Sets the entry `key` to `value` for `ttlMs`. */
+  async record(key: string, value: string, ttlMs: number): Promise<void> {
+    await this.#withEntry(key, (file) => writeEntry(file, value, ttlMs));
+  }
+
+  /** The entry's value, unless absent or expired. */
+  async read(key: string): Promise<string | undefined> {
+    return await entryValue(this.#entryPath(await keyDigest(key)));
+  }
+
+  /** Removes the entry `key`. */
+  async release(key: string): Promise<void> {
+    await this.#withEntry(key, (file) => removeFile(file));
+  }
+
+  async #withEntry<T>(key: string, use: (file: string) => Promise<T>): Promise<T> {
+    const digest = await keyDigest(key);
+    await ensureDir(this.#dir);
+    const file = this.#entryPath(digest);
+    return await withFileLock(`${file.slice(0, -".json".length)}.lock`, () => use(file), {
+      timeoutMs: ENTRY_LOCK_TIMEOUT_MS,
+    });
+  }
+
+  #entryPath(digest: string): string {
+    return joinPath(this.#dir, `${digest}.state.json`);
   }
 
   /**
@@ -146,21 +165,10 @@ export class IdempotencyStore {
           reservedAt = new Date().toISOString();
           fingerprint = callFingerprint;
           command = path;
-          await writeTextAtomic(
-            file,
-            JSON.stringify({ state: "pending", fingerprint, command, reserved_at: reservedAt }),
-          );
+          await writeTextAtomic(file, pendingRecord(fingerprint, command, reservedAt));
         },
         complete: async (data) => {
-          const record = {
-            state: "done",
-            fingerprint,
-            command,
-            data,
-            reserved_at: reservedAt,
-            stored_at: new Date().toISOString(),
-          };
-          await writeTextAtomic(file, JSON.stringify(record));
+          await writeTextAtomic(file, doneRecord(fingerprint, command, data, reservedAt));
         },
         abandon: () => removeFile(file),
       });
@@ -188,6 +196,15 @@ export class IdempotencyStore {
     const modified = await modifiedAtMs(path);
     if (modified === undefined) return;
     const age = Date.now() - modified;
+    const entry = ENTRY_NAME.exec(name);
+    if (entry !== null) {
+      // Judged again under the entry's lock: a call may have just written it anew.
+      const lock = joinPath(this.#dir, `${entry[1]!}.state.lock`);
+      await withFileLock(lock, async () => {
+        if (await entryValue(path) === undefined) await removeFile(path);
+      }, { timeoutMs: 0 });
+      return;
+    }
     const record = RECORD_NAME.exec(name);
     if (record !== null) {
       if (age < this.#lifetimeMs) return;
@@ -237,34 +254,18 @@ async function keyDigest(key: string): Promise<string> {
   return (await sha256Tag(key)).slice("sha256:".length);
 }
 
-/**
- * A record as written by {@linkcode IdempotencyStore.withKey}, or by earlier versions (a result without
- * `state`). The file is checked field by field: anything else reads as unreadable, which is "unknown".
- */
-function parseRecord(text: string): { state: KeyState; at: number | undefined } | undefined {
-  const record = parseJson(text);
-  if (!isRecord(record)) return undefined;
-  const { fingerprint, command, state } = record;
-  if (typeof fingerprint !== "string" || typeof command !== "string") return undefined;
-  const time = (field: string) => {
-    const at = typeof record[field] === "string" ? Date.parse(record[field] as string) : NaN;
-    return Number.isNaN(at) ? undefined : at;
-  };
-  if (state === "pending") {
-    const reservedAt = typeof record.reserved_at === "string" ? { reserved_at: record.reserved_at } : {};
-    return { state: { kind: "unknown", fingerprint, ...reservedAt }, at: time("reserved_at") };
+/** An entry's lock is held for one read and one write: waiting longer means the host is in trouble. */
+const ENTRY_LOCK_TIMEOUT_MS = 10_000;
+
+function writeEntry(file: string, value: string, ttlMs: number): Promise<void> {
+  return writeTextAtomic(file, JSON.stringify({ value, expires_at: Date.now() + ttlMs }));
+}
+
+/** An entry's value, or `undefined` when it is absent, expired or unreadable (an unreadable one is stale). */
+async function entryValue(file: string): Promise<string | undefined> {
+  const entry = parseJson(await readTextIfExists(file) ?? "null");
+  if (!isRecord(entry) || typeof entry.value !== "string" || typeof entry.expires_at !== "number") {
+    return undefined;
   }
-  if (
-    (state === "done" || state === undefined) && Object.hasOwn(record, "data") &&
-    typeof record.stored_at === "string"
-  ) {
-    return {
-      state: {
-        kind: "done",
-        result: { fingerprint, command, data: record.data, stored_at: record.stored_at },
-      },
-      at: time("stored_at"),
-    };
-  }
-  return undefined;
+  return entry.expires_at > Date.now() ? entry.value : undefined;
 }

@@ -88,6 +88,16 @@ export const MCP_LISTEN_FLAGS = {
     description:
       "Print the tools that would be served, each with its danger level, and exit without listening",
   },
+  "state-store": {
+    type: "string",
+    description:
+      "redis://<host>:<port>/<db>: keep idempotency keys and redeemed confirmations in Redis or Valkey, shared by every instance of a fleet (needs the redis npm package); default: the tool's state directory",
+  },
+  "confirmation-secret-file": {
+    type: "string",
+    description:
+      "A file holding the key that signs confirmations (32 to 4096 bytes, readable by its owner only), the same on every instance of a fleet; default: a random key per process",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 /** The flags of the built-in `mcp listen`. */
