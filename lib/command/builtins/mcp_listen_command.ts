@@ -136,6 +136,13 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         retryable: false,
         side_effects: "none",
       },
+      "12": {
+        name: "UNAVAILABLE",
+        description:
+          "The --oauth-issuer's metadata or key set cannot be fetched or used; the server did not start",
+        retryable: true,
+        side_effects: "none",
+      },
     },
     examples: [
       {
@@ -145,6 +152,11 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
       {
         description: "Serve the safe commands on a Unix socket",
         command: `${tool.name} mcp listen --read-only unix:/tmp/${tool.name}.sock`,
+      },
+      {
+        description: "Serve others, each caller limited to the commands its token's scopes cover",
+        command:
+          `${tool.name} mcp listen --allow-remote --oauth-issuer https://auth.example.com/realms/main --oauth-audience https://mcp.example.com/mcp http://0.0.0.0:7010/mcp`,
       },
       {
         description: "See what would be served",
