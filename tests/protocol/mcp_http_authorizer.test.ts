@@ -13,6 +13,7 @@ import {
 } from "../../lib/protocol/mcp/mod.ts";
 import { legacyHeaders, modernHeaders } from "../helpers/http_listener.ts";
 import { modern } from "../helpers/mcp_wire.ts";
+import type { Loose } from "../helpers/run.ts";
 
 const URL_ = "http://127.0.0.1:7010/mcp";
 
@@ -92,7 +93,10 @@ describe("the HTTP endpoint's authorizer", () => {
     const listed = await served.fetch(
       request(modern(1, "tools/list"), modernHeaders("tools/list"), "reader"),
     );
-    assert.deepEqual((await listed.json()).result.tools.map((tool: { name: string }) => tool.name), ["peek"]);
+    assert.deepEqual(
+      ((await listed.json()) as Loose).result.tools.map((tool: { name: string }) => tool.name),
+      ["peek"],
+    );
     const refused = await served.fetch(
       request(
         modern(2, "tools/call", { name: "poke", arguments: {} }),
@@ -105,7 +109,7 @@ describe("the HTTP endpoint's authorizer", () => {
       refused.headers.get("www-authenticate")!,
       /^Bearer error="insufficient_scope", scope="box:write"/,
     );
-    assert.deepEqual((await refused.json()).error.data, { required_scopes: ["box:write"] });
+    assert.deepEqual(((await refused.json()) as Loose).error.data, { required_scopes: ["box:write"] });
     assert.deepEqual(ran, []);
     const poked = await served.fetch(
       request(
@@ -138,7 +142,7 @@ describe("the HTTP endpoint's authorizer", () => {
       "reader",
     ));
     assert.equal(answer.status, 200);
-    const [peeked, poked] = await answer.json();
+    const [peeked, poked] = (await answer.json()) as Loose[];
     assert.deepEqual(peeked.result.content, [{ type: "text", text: "peek" }]);
     assert.equal(poked.id, "b");
     assert.deepEqual(poked.error.data, { required_scopes: ["box:write"] });

@@ -67,7 +67,8 @@ async function startAuthServer(): Promise<AuthServer> {
       reject(new Error(`the authorization server exited ${code}: ${output}`));
     });
   });
-  const json = async (path: string, init?: RequestInit) => (await fetch(`${issuer}${path}`, init)).json();
+  const json = async (path: string, init?: RequestInit) =>
+    (await fetch(`${issuer}${path}`, init)).json() as Promise<Loose>;
   return {
     issuer,
     async token(client, resource, scope = client === "writer" ? "notes:read notes:write" : "notes:read") {
@@ -79,7 +80,7 @@ async function startAuthServer(): Promise<AuthServer> {
         },
         body: new URLSearchParams({ grant_type: "client_credentials", scope, resource }),
       });
-      const body = await answer.json();
+      const body: Loose = await answer.json();
       assert.equal(answer.status, 200, JSON.stringify(body));
       return body.access_token;
     },
@@ -169,7 +170,7 @@ for (const server of HTTP_SERVERS) {
       ) {
         const metadata = await fetch(new URL(path, listener.url));
         assert.equal(metadata.status, 200, path);
-        const document = await metadata.json();
+        const document: Loose = await metadata.json();
         assert.deepEqual(document.resource, listener.url);
         assert.deepEqual(document.authorization_servers, [auth.issuer]);
         assert.deepEqual(document.scopes_supported, ["notes:read", "notes:write"]);
