@@ -66,6 +66,8 @@ export type {
 } from "./lib/command/contract/envelope.ts";
 export type { CommandEntry, FlagEntry, Manifest, PositionalEntry } from "./lib/command/contract/manifest.ts";
 export { type ManifestIssue, validateManifest } from "./lib/command/contract/manifest_validation.ts";
+// Who called, when an MCP request over HTTP was authenticated (`CommandContext.caller`, docs/auth.md).
+export type { McpCaller } from "./lib/protocol/mcp/caller.ts";
 
 // Extending the built-in `mcp serve`, `mcp install` and `mcp listen` (`ToolOptions.extendMcpServe`, …).
 export type { McpServeDefinition, McpServeFlags } from "./lib/command/builtins/mcp_serve_command.ts";

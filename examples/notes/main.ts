@@ -59,7 +59,7 @@ const notFound = (id: number) =>
 tool.command("add", {
   description: "Add a note",
   danger_level: "mutating",
-  required_scopes: [],
+  required_scopes: ["notes:write"],
   flags: {
     title: { type: "string", required: true, description: "The note's title" },
     body: { type: "string", description: "The note's text", default: "" },
@@ -97,7 +97,7 @@ tool.command("add", {
 tool.command("list", {
   description: "List notes, newest first",
   danger_level: "safe",
-  required_scopes: [],
+  required_scopes: ["notes:read"],
   flags: {
     tag: { type: "string", description: "Only notes with this tag" },
     limit: { type: "integer", short: "n", description: "Show at most N notes", default: 50 },
@@ -122,7 +122,7 @@ tool.command("list", {
 tool.command("show", {
   description: "Show one note",
   danger_level: "safe",
-  required_scopes: [],
+  required_scopes: ["notes:read"],
   positionals: [{ name: "id", type: "integer", description: "The note's id" }],
   output_schema: noteSchema,
   exit_codes: {
@@ -140,7 +140,7 @@ tool.command("show", {
 tool.command("remove", {
   description: "Delete a note for good",
   danger_level: "destructive",
-  required_scopes: [],
+  required_scopes: ["notes:write"],
   aliases: ["rm"],
   positionals: [{ name: "id", type: "integer", description: "The note's id" }],
   output_schema: {
@@ -197,7 +197,7 @@ tool.command("remove", {
 tool.command("init", {
   description: "Create the notes directory; a person runs this once, so it is not an MCP tool",
   danger_level: "mutating",
-  required_scopes: [],
+  required_scopes: ["notes:write"],
   mcp: false,
   exit_codes: {
     "0": {
@@ -218,7 +218,7 @@ tool.command("init", {
 tool.command("lsp", {
   description: "Serve a language server for markdown: complete, hover and check note:<id> references",
   danger_level: "safe",
-  required_scopes: [],
+  required_scopes: ["notes:read"],
   stdout: "protocol",
   protocol: "lsp",
   flags: {

@@ -18,6 +18,7 @@ import {
 } from "../command/mcp/manifest_catalog.ts";
 import { argumentName, type ServeFilter } from "../command/mcp/tool_mapping.ts";
 import { commandWords } from "../command/contract/command_words.ts";
+import { callEnvironment } from "./exec_environment.ts";
 
 /** The CLI an exec catalog runs, and how. */
 export interface ExecTarget {
@@ -86,9 +87,10 @@ async function execute(target: ExecTarget, call: ValidatedCall): Promise<Respons
   const unpassable = unpassableArgument(call);
   if (unpassable !== undefined) return argumentErrorEnvelope([unpassable], startedAt);
   const maxOutputBytes = target.maxOutputBytes ?? STDOUT_BYTES;
+  const env = callEnvironment(target.env, call.context.caller);
   const run = await runChild(callArgv(target.argv, call), {
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-    ...(target.env === undefined ? {} : { env: target.env }),
+    ...(env === undefined ? {} : { env }),
     maxStdoutBytes: maxOutputBytes,
     timeoutMs: target.callTimeoutMs,
     signal: call.context.signal,

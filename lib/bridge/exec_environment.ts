@@ -1,4 +1,5 @@
-import { allEnv, envNamesIgnoreCase } from "../runtime/mod.ts";
+import { allEnv, envNamesIgnoreCase, getEnv } from "../runtime/mod.ts";
+import type { McpCaller } from "../protocol/mcp/caller.ts";
 import { CommandError } from "../command/contract/command_error.ts";
 import { ExitCode } from "../exit_code.ts";
 
@@ -79,4 +80,44 @@ export function execEnvironment(
   return Object.fromEntries(
     Object.entries(from).filter(([name]) => kept.has(fold(name)) || fold(name).startsWith("LC_")),
   );
+}
+
+/**
+ * The variables that tell a bridged CLI who called it over authenticated HTTP (docs/auth.md#bridged-clis):
+ * the token's subject, its client and the granted scopes, space-separated. Never the token.
+ */
+export const CALLER_ENV = {
+  subject: "TOOLWIRE_CALLER_SUB",
+  clientId: "TOOLWIRE_CALLER_CLIENT_ID",
+  scopes: "TOOLWIRE_CALLER_SCOPES",
+} as const;
+
+/**
+ * The environment of one bridged call: `base` (`undefined`: the server's) with the caller's variables set
+ * when a caller is known, and removed otherwise — a value the server itself was started with must never pass
+ * for an authenticated caller. `undefined` when that changes nothing, so the child inherits the server's.
+ *
+ * @example
+ * ```ts
+ * callEnvironment({ PATH: "/usr/bin" }, { subject: "ci", clientId: "ci", scopes: ["notes:read"], claims: {} });
+ * // { PATH: "/usr/bin", TOOLWIRE_CALLER_SUB: "ci", TOOLWIRE_CALLER_CLIENT_ID: "ci", TOOLWIRE_CALLER_SCOPES: "notes:read" }
+ * ```
+ */
+export function callEnvironment(
+  base: Record<string, string> | undefined,
+  caller: McpCaller | undefined,
+): Record<string, string> | undefined {
+  const names = Object.values(CALLER_ENV) as string[];
+  const fold = envNamesIgnoreCase() ? (name: string) => name.toUpperCase() : (name: string) => name;
+  if (caller === undefined && base === undefined && names.every((name) => getEnv(name) === undefined)) {
+    return undefined;
+  }
+  const env = Object.fromEntries(
+    Object.entries(base ?? allEnv()).filter(([name]) => !names.includes(fold(name))),
+  );
+  if (caller === undefined) return env;
+  env[CALLER_ENV.subject] = caller.subject;
+  if (caller.clientId !== undefined) env[CALLER_ENV.clientId] = caller.clientId;
+  env[CALLER_ENV.scopes] = caller.scopes.join(" ");
+  return env;
 }

@@ -106,6 +106,11 @@ export class LiveExecCatalog implements ToolCatalog {
     return this.#current.tools();
   }
 
+  /** The scopes the served manifest's command requires (docs/auth.md). */
+  requiredScopes(name: string): readonly string[] | undefined {
+    return this.#current.requiredScopes(name);
+  }
+
   /** Runs a call against the manifest served when it started. */
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
     return this.#current.call(call, context);

@@ -17,7 +17,7 @@ function assertProbed(envelope: Loose, expected: { word: string | null; dryRun: 
   assert.equal(envelope.error, null);
   assert.deepEqual(envelope.data, {
     effect: expected.dryRun ? "would_look" : "looked",
-    keys: ["flags", "args", "dryRun", "env", "log", "warn", "progress", "meta"],
+    keys: ["flags", "args", "dryRun", "env", "log", "warn", "progress", "meta", "caller"],
     note: "x",
     word: expected.word,
     dry_run: expected.dryRun,

@@ -172,7 +172,8 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
       },
       "12": {
         name: "UNAVAILABLE",
-        description: "The --state-store did not answer; the server did not start",
+        description:
+          "The --state-store, or the --oauth-issuer's metadata or key set, could not be reached or used; nothing listens",
         retryable: true,
         side_effects: "none",
       },
@@ -190,6 +191,11 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         description: "One instance of a fleet behind a load balancer",
         command:
           `${tool.name} mcp listen --state-store redis://127.0.0.1:6379/0 --confirmation-secret-file /etc/${tool.name}/confirmation.key http://127.0.0.1:7011/mcp`,
+      },
+      {
+        description: "Serve others, each caller limited to the commands its token's scopes cover",
+        command:
+          `${tool.name} mcp listen --allow-remote --oauth-issuer https://auth.example.com/realms/main --oauth-audience https://mcp.example.com/mcp http://0.0.0.0:7010/mcp`,
       },
       {
         description: "See what would be served",

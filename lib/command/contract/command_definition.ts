@@ -3,6 +3,7 @@ import type { ProtocolLoop } from "../../protocol/protocol_io.ts";
 
 export type { ProtocolFailure, ProtocolIO, ProtocolLoop } from "../../protocol/protocol_io.ts";
 import type { Warning } from "./envelope.ts";
+import type { McpCaller } from "../../protocol/mcp/caller.ts";
 
 /** Output formats of `--format`. */
 export const FORMATS = ["json", "plain"] as const;
@@ -215,6 +216,11 @@ export interface CommandContext<
   progress(update: ProgressUpdate): void;
   /** Extra members for the envelope's `meta` (e.g. `not_modified`); `exit_code` and `duration_ms` stay the framework's. */
   meta: Record<string, unknown>;
+  /**
+   * Who called, when an MCP request over HTTP was authenticated (docs/auth.md): the token's subject, client
+   * and granted scopes, never the token. `undefined` on the CLI, over stdio and sockets, and without auth.
+   */
+  readonly caller?: McpCaller;
 }
 
 /**

@@ -71,6 +71,7 @@ export function commandCatalog(
       env: getEnv,
       log: (message) => call.context.log("info", message),
       progress: (update) => call.context.progress(update),
+      caller: call.context.caller,
     });
   }, {
     hasResult: async (key) => (await store().get(key)) !== undefined,

@@ -133,6 +133,11 @@ export class ManifestCatalog implements ToolCatalog {
     return this.#tools;
   }
 
+  /** The command's `required_scopes`: what a caller's token must grant to see and call it (docs/auth.md). */
+  requiredScopes(name: string): readonly string[] | undefined {
+    return this.#served.get(name)?.entry.required_scopes;
+  }
+
   /** Checks a call's arguments, confirms a destructive call, and runs it. */
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
     const served = this.#served.get(call.name);

@@ -15,6 +15,7 @@ import type { CommandInput } from "../input/input_values.ts";
 import { errorMessage, failureOf } from "./thrown_error.ts";
 import { previewDestructive } from "./destructive_preview.ts";
 import { isRecord } from "../../json.ts";
+import type { McpCaller } from "../../protocol/mcp/caller.ts";
 import { commandWords } from "../contract/command_words.ts";
 
 /** Everything one invocation needs, whatever it came from (argv or an MCP `tools/call`). */
@@ -48,6 +49,8 @@ export interface Invocation {
   log(message: string): void;
   /** Reports progress. */
   progress(update: ProgressUpdate): void;
+  /** The authenticated MCP caller, handed to the handler's context. */
+  caller?: McpCaller;
 }
 
 type Outcome = Settled<unknown>;
@@ -332,6 +335,7 @@ function runHandler(
         progress: invocation.progress,
         meta,
         scope,
+        caller: invocation.caller,
       });
       const returned = invocation.definition.run(context);
       return isThenable(returned)

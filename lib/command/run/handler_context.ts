@@ -1,6 +1,7 @@
 import type { CancelScope } from "../../protocol/cancel_scope.ts";
 import type { CommandContext } from "../contract/command_definition.ts";
 import type { CommandInput } from "../input/input_values.ts";
+import type { McpCaller } from "../../protocol/mcp/caller.ts";
 
 /**
  * What a handler's context is made of.
@@ -33,6 +34,8 @@ export interface HandlerContextParts {
   meta: Record<string, unknown>;
   /** The invocation's cancellation: timeout, signal, or the MCP client. */
   scope: CancelScope;
+  /** The authenticated MCP caller, when there is one. */
+  caller?: McpCaller;
 }
 
 /**
@@ -65,6 +68,7 @@ export class HandlerContext implements CommandContext {
   declare readonly warn: CommandContext["warn"];
   declare readonly progress: CommandContext["progress"];
   declare readonly meta: Record<string, unknown>;
+  declare readonly caller: McpCaller | undefined;
   readonly #scope: CancelScope;
 
   constructor(parts: HandlerContextParts) {
@@ -76,6 +80,7 @@ export class HandlerContext implements CommandContext {
     this.warn = parts.warn;
     this.progress = parts.progress;
     this.meta = parts.meta;
+    this.caller = parts.caller;
     this.#scope = parts.scope;
   }
 

@@ -5,6 +5,7 @@
  */
 import type { CancelScope } from "../cancel_scope.ts";
 import { notification } from "../json_rpc.ts";
+import type { McpCaller } from "./caller.ts";
 import { LOG_LEVELS, type LogLevel } from "./request_meta.ts";
 import type { ToolCallContext } from "./tool_catalog.ts";
 
@@ -34,6 +35,7 @@ export class CallContext implements ToolCallContext {
   readonly era: ToolCallContext["era"];
   readonly clientCapabilities: Record<string, unknown>;
   readonly cancellation: CancelScope;
+  readonly caller: McpCaller | undefined;
   /** The response is on its way: no progress or log may follow it (docs/mcp_wire.md#cancellation). */
   answered = false;
   readonly #progressToken: string | number | undefined;
@@ -48,6 +50,7 @@ export class CallContext implements ToolCallContext {
     logLevel: LogLevel | undefined,
     session: CallNotifier,
     cancellation: CancelScope,
+    caller?: McpCaller,
   ) {
     this.era = era;
     this.clientCapabilities = clientCapabilities;
@@ -55,6 +58,7 @@ export class CallContext implements ToolCallContext {
     this.#logLevel = logLevel;
     this.#session = session;
     this.cancellation = cancellation;
+    this.caller = caller;
   }
 
   get signal(): AbortSignal {

@@ -6,6 +6,28 @@
  */
 import { type HttpServerOptions, listenHttp } from "../../runtime/http_server.ts";
 import { McpHttpEndpoint, type McpHttpOptions } from "./http_transport.ts";
+import type { HttpAuthorizer } from "./http_auth.ts";
+
+/**
+ * The options of {@linkcode listenMcpHttp}: an endpoint's, and its server's. The authorizer may be a function
+ * of the endpoint's URL, for an audience that is only known once a port-0 listener has its port.
+ *
+ * @example
+ * ```ts
+ * import type { OAuthIssuer, ToolCatalog } from "@toolwire/toolwire/mcp";
+ *
+ * declare const catalog: ToolCatalog;
+ * declare const issuer: OAuthIssuer;
+ * const options: McpHttpListenOptions = {
+ *   serverInfo: { name: "notes", version: "1.0.0" },
+ *   catalog,
+ *   authorizer: (url) => issuer.resourceServer(url),
+ * };
+ * ```
+ */
+export type McpHttpListenOptions = Omit<McpHttpOptions, "authorizer"> & HttpServerOptions & {
+  authorizer?: HttpAuthorizer | ((url: string) => HttpAuthorizer);
+};
 
 /**
  * Where to listen: a host, a port (0 picks a free one) and the endpoint's path.
@@ -57,19 +79,39 @@ export interface McpHttpListener {
  */
 export async function listenMcpHttp(
   address: HttpAddress,
-  options: McpHttpOptions & HttpServerOptions,
+  options: McpHttpListenOptions,
 ): Promise<McpHttpListener> {
-  const endpoint = new McpHttpEndpoint({ ...options, endpoint: address.path });
-  const server = await listenHttp(address.host, address.port, (request) => endpoint.handle(request), options);
+  const { authorizer, ...rest } = options;
+  const endpointOf = (url: string) =>
+    new McpHttpEndpoint({
+      ...rest,
+      endpoint: address.path,
+      ...(authorizer === undefined
+        ? {}
+        : { authorizer: typeof authorizer === "function" ? authorizer(url) : authorizer }),
+    });
+  // The endpoint is made once the port is known; a request that comes before that waits for it.
+  const made: { endpoint?: McpHttpEndpoint; settle?: (endpoint: McpHttpEndpoint) => void } = {};
+  const later = new Promise<McpHttpEndpoint>((resolve) => made.settle = resolve);
+  const server = await listenHttp(
+    address.host,
+    address.port,
+    (request) => made.endpoint?.handle(request) ?? later.then((ready) => ready.handle(request)),
+    options,
+  );
   const host = address.host.includes(":") ? `[${address.host}]` : address.host;
+  const url = `http://${host}:${server.port}${address.path}`;
+  const ready = endpointOf(url);
+  made.endpoint = ready;
+  made.settle?.(ready);
   return {
-    url: `http://${host}:${server.port}${address.path}`,
+    url,
     get open() {
-      return endpoint.open;
+      return ready.open;
     },
     async close(graceMs = 1_000) {
       const stopped = server.stop();
-      await endpoint.close(graceMs);
+      await ready.close(graceMs);
       server.closeAll();
       await stopped;
     },

@@ -21,6 +21,9 @@
  *   and comment lines as keep-alive — until the client closes it, or the server closes (its final result).
  * - Bounds: requests in flight over the endpoint (more wait for a slot), open subscriptions, and the bytes of
  *   notifications a stream may hold for a client that does not read.
+ * - Authorization (http_auth.ts, docs/auth.md), with an `authorizer`: its Protected Resource Metadata at the
+ *   well-known paths; a POST without a valid bearer token is 401 before its body is read; a caller sees only
+ *   the tools its scopes cover, and a call to another is 403 `insufficient_scope`, nothing run.
  * @module
  */
 import type { HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
@@ -31,7 +34,17 @@ import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCod
 import { SlotPool } from "../slot_pool.ts";
 import { bodyProblem, HttpCall, JSON_HEADERS, rpcError, streams } from "./http_answers.ts";
 import { requestEra } from "./http_era.ts";
-import { loopbackHost, originAllowed } from "./http_headers.ts";
+import { headerValue, loopbackHost, originAllowed } from "./http_headers.ts";
+import {
+  type HttpAuthorizer,
+  insufficientScope,
+  metadataAnswer,
+  metadataPaths,
+  servedScopes,
+  unauthorized,
+} from "./http_auth.ts";
+import { auditLine } from "./call_audit.ts";
+import { type McpCaller, missingScopes } from "./caller.ts";
 import { ListenStreams } from "./http_listen.ts";
 import { McpCore, type McpCoreOptions, McpSession } from "./mcp_core.ts";
 import { type Reply, replyText } from "./reply.ts";
@@ -69,7 +82,12 @@ export interface McpHttpOptions extends McpCoreOptions {
   maxSubscriptions?: number;
   /** How often an open `subscriptions/listen` stream gets a keep-alive comment. @default 15000 */
   keepAliveMs?: number;
-  /** A diagnostic line (stderr). */
+  /**
+   * Authenticates every request (docs/auth.md): `oauthResourceServer` validates OAuth 2.1 access tokens.
+   * Absent: anyone who reaches the endpoint may call every tool.
+   */
+  authorizer?: HttpAuthorizer;
+  /** A diagnostic line (stderr); with an authorizer, also the audit line of each call. */
   log?(message: string): void;
 }
 
@@ -101,6 +119,8 @@ export class McpHttpEndpoint {
   readonly #running = new Set<Promise<unknown>>();
   readonly #listens: ListenStreams;
   readonly #unwatch: (() => void) | undefined;
+  /** The paths of the Protected Resource Metadata, when there is an authorizer. */
+  readonly #metadataPaths: ReadonlySet<string>;
   #closing = false;
 
   constructor(options: McpHttpOptions) {
@@ -115,6 +135,9 @@ export class McpHttpEndpoint {
       options.log,
     );
     this.#unwatch = options.catalog.watch?.(() => this.#listens.toolsChanged());
+    this.#metadataPaths = options.authorizer === undefined
+      ? new Set()
+      : metadataPaths(options.authorizer.resource, options.endpoint ?? "/mcp");
   }
 
   /** Requests in progress, listen streams included. */
@@ -157,11 +180,19 @@ export class McpHttpEndpoint {
   }
 
   async #handle(request: HttpRequest): Promise<HttpResponse> {
+    const authorizer = this.#options.authorizer;
+    const host = request.header("host");
+    if (authorizer !== undefined && this.#metadataPaths.has(request.path)) {
+      // Public metadata, for any origin; the Host rule still keeps a loopback server from rebound names.
+      if (this.#options.anyHost !== true && !loopbackHost(host)) {
+        return { status: 403, headers: { "content-type": "text/plain" }, body: "Forbidden\n" };
+      }
+      return metadataAnswer(request.method, authorizer, this.#options.catalog, this.#options.serverInfo.name);
+    }
     if (request.path !== (this.#options.endpoint ?? "/mcp")) {
       return { status: 404, headers: { "content-type": "text/plain" }, body: "Not Found\n" };
     }
     const origin = request.header("origin");
-    const host = request.header("host");
     if (
       !originAllowed(origin, host, this.#allowedOrigins) ||
       (this.#options.anyHost !== true && !loopbackHost(host))
@@ -201,6 +232,16 @@ export class McpHttpEndpoint {
         connection: "close",
       });
     }
+    let caller: McpCaller | undefined;
+    if (authorizer !== undefined) {
+      const authenticated = await authorizer.authenticate(request.header("authorization"));
+      if (!("caller" in authenticated)) {
+        // The body of a request nobody may make is not read: the connection goes with the answer.
+        const answer = unauthorized(authorizer, authenticated, this.#challengeScopes(request), cors);
+        return { ...answer, headers: { ...answer.headers, connection: "close" } };
+      }
+      caller = authenticated.caller;
+    }
     const type = request.header("content-type");
     if (type === null || !/^application\/json\s*(;|$)/i.test(type)) {
       return rpcError(415, null, {
@@ -215,13 +256,13 @@ export class McpHttpEndpoint {
     const message = classifyMessage(decoded.value);
     switch (message.kind) {
       case "request":
-        return await this.#request(request, message.id, message.method, message.params, cors);
+        return await this.#request(request, message.id, message.method, message.params, cors, caller);
       case "notification":
       case "response":
         // Legacy notifications (`notifications/initialized`) are accepted; there is no session to change.
         return { status: 202, headers: cors };
       case "batch":
-        return await this.#batch(request, message.items, cors);
+        return await this.#batch(request, message.items, cors, caller);
       case "invalid":
         return rpcError(400, message.id, {
           code: RpcErrorCode.INVALID_REQUEST,
@@ -230,15 +271,35 @@ export class McpHttpEndpoint {
     }
   }
 
+  /**
+   * The scopes a 401 names: a modern call's tool's (its `Mcp-Name` says which, before the body is read), else
+   * every scope a served tool requires — what using the server in full takes.
+   */
+  #challengeScopes(request: HttpRequest): readonly string[] {
+    const catalog = this.#options.catalog;
+    const name = request.header("mcp-method") === "tools/call" ? request.header("mcp-name") : null;
+    const tool = name === null ? undefined : headerValue(name);
+    return (tool === undefined ? undefined : catalog.requiredScopes?.(tool)) ?? servedScopes(catalog);
+  }
+
   async #request(
     request: HttpRequest,
     id: JsonRpcId,
     method: string,
     params: Record<string, unknown> | undefined,
     cors: Record<string, string>,
+    caller: McpCaller | undefined,
   ): Promise<HttpResponse> {
     const decided = requestEra((name) => request.header(name), method, params);
     if ("error" in decided) return rpcError(decided.status, id, decided.error, cors);
+    const tool = params?.name;
+    if (caller !== undefined && method === "tools/call" && typeof tool === "string") {
+      const required = this.#options.catalog.requiredScopes?.(tool);
+      if (required !== undefined && missingScopes(caller, required).length > 0) {
+        this.#log?.(auditLine(caller, tool, "denied"));
+        return insufficientScope(this.#options.authorizer!, id, tool, required, cors);
+      }
+    }
     const modern = decided.era.kind === "modern";
     const waiting = this.#slots.take();
     if (waiting !== undefined) await waiting;
@@ -258,7 +319,7 @@ export class McpHttpEndpoint {
       return { status: 400, headers: cors };
     }
     const call = new HttpCall(streams(request.header("accept")), cors, this.#log);
-    const session = new McpSession(this.#core, call.notify, decided.era);
+    const session = new McpSession(this.#core, call.notify, decided.era, caller);
     if (method === "subscriptions/listen") {
       // Its stream may never begin (the client leaves first): the slot then goes back when it leaves.
       request.onClose(release);
@@ -275,7 +336,12 @@ export class McpHttpEndpoint {
   }
 
   /** A legacy 2025-03-26 batch: its requests run together; the answers come back as one array. */
-  async #batch(request: HttpRequest, items: unknown[], cors: Record<string, string>): Promise<HttpResponse> {
+  async #batch(
+    request: HttpRequest,
+    items: unknown[],
+    cors: Record<string, string>,
+    caller: McpCaller | undefined,
+  ): Promise<HttpResponse> {
     const version = request.header("mcp-protocol-version") ?? BATCHING_VERSION;
     if (version !== BATCHING_VERSION || items.length === 0) {
       return rpcError(400, null, {
@@ -290,7 +356,7 @@ export class McpHttpEndpoint {
       version,
       initialized: false,
       capabilities: {},
-    });
+    }, caller);
     const scope = new CancelScope();
     request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
     this.#open.add(scope);

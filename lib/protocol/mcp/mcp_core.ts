@@ -12,6 +12,8 @@
  * - Tool calls (#tool-calls): tool_call.ts hands the call to the catalog; its progress and log notifications
  *   go through the session's `notify`, never after the answer; a cancelled call's answer is the transport's
  *   to drop.
+ * - Callers (docs/auth.md): a session a transport authenticated lists only the tools its caller's scopes
+ *   cover, and calls no other.
  * - Subscriptions (#subscriptions-and-list_changed): a modern `subscriptions/listen` is answered by its
  *   acknowledgement, then each `notifications/tools/list_changed` carries its id; its final result comes
  *   when the session ends. An initialized legacy session hears of changes unsolicited.
@@ -25,7 +27,8 @@ import { idInUse, type Reply } from "./reply.ts";
 import { type Era, type LegacyEra, routeRequest } from "./era.ts";
 import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
 import { Subscriptions } from "./subscriptions.ts";
-import type { ToolCatalog } from "./tool_catalog.ts";
+import type { McpTool, ToolCatalog } from "./tool_catalog.ts";
+import { type McpCaller, missingScopes } from "./caller.ts";
 import { toolsPage } from "./tools_page.ts";
 import { MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 import { isRecord } from "../../json.ts";
@@ -100,8 +103,9 @@ export class McpCore {
 }
 
 /**
- * One client's session: its era, its subscriptions, and where its notifications go. A connection is one
- * session; a stateless HTTP request is one of its own, its era taken from the request.
+ * One client's session: its era, its subscriptions, where its notifications go, and who the caller is when
+ * the transport authenticated it. A connection is one session; a stateless HTTP request is one of its own,
+ * its era taken from the request.
  *
  * @example
  * ```ts
@@ -119,16 +123,31 @@ export class McpSession {
   readonly subscriptions: Subscriptions;
   /** Sends a notification to the client: a call's progress and log, a subscription's changes. */
   readonly notify: (message: Record<string, unknown>) => void;
+  /** The authenticated caller: the tools it sees and may call are those its scopes cover. */
+  readonly caller: McpCaller | undefined;
 
   constructor(
     core: McpCore,
     notify: (message: Record<string, unknown>) => void,
     era: Era = { kind: "opening" },
+    caller?: McpCaller,
   ) {
     this.core = core;
     this.notify = notify;
     this.era = era;
+    this.caller = caller;
     this.subscriptions = new Subscriptions(core.toolsCanChange);
+  }
+
+  /** The tools this session's caller may see: all of them when nobody was authenticated. */
+  tools(): readonly McpTool[] {
+    const tools = this.core.catalog.tools();
+    const caller = this.caller;
+    if (caller === undefined) return tools;
+    const catalog = this.core.catalog;
+    return tools.filter((tool) =>
+      missingScopes(caller, catalog.requiredScopes?.(tool.name) ?? []).length === 0
+    );
   }
 
   /** Answers one request; `scope` is its cancellation (a `notifications/cancelled`, a closed stream). */
@@ -193,11 +212,7 @@ const MODERN_METHODS = new Map<string, ModernMethod>([
     });
   }],
   ["tools/list", (session, id, params) => {
-    const page = toolsPage(
-      session.core.catalog.tools(),
-      params?.cursor,
-      session.core.options.pageSize ?? 100,
-    );
+    const page = toolsPage(session.tools(), params?.cursor, session.core.options.pageSize ?? 100);
     if ("error" in page) return errorResponse(id, page.error);
     return resultResponse(id, {
       resultType: "complete",
@@ -229,11 +244,7 @@ const LEGACY_METHODS = new Map<string, LegacyMethod>([
   ],
   ["ping", (_session, id) => resultResponse(id, {})],
   ["tools/list", (session, id, params) => {
-    const page = toolsPage(
-      session.core.catalog.tools(),
-      params?.cursor,
-      session.core.options.pageSize ?? 100,
-    );
+    const page = toolsPage(session.tools(), params?.cursor, session.core.options.pageSize ?? 100);
     return "error" in page ? errorResponse(id, page.error) : resultResponse(id, page);
   }],
   [

@@ -22,7 +22,22 @@ export { type McpServerIO, type McpServerOptions, serveMcp } from "./line_transp
 export { listenMcp, type McpListener, type McpListenerOptions } from "./mcp_listener.ts";
 // Streamable HTTP, both eras: a web-standard handler, a node:http request listener, or a port of its own.
 export { McpHttpEndpoint, mcpHttpHandler, type McpHttpOptions } from "./http_transport.ts";
-export { type HttpAddress, listenMcpHttp, type McpHttpListener } from "./http_listener.ts";
+export {
+  type HttpAddress,
+  listenMcpHttp,
+  type McpHttpListener,
+  type McpHttpListenOptions,
+} from "./http_listener.ts";
+// Authorization over HTTP: an OAuth 2.1 resource server, or any authorizer of your own (docs/auth.md).
+export { type Authentication, type AuthRefusal, type HttpAuthorizer, metadataUrl } from "./http_auth.ts";
+export {
+  type OAuthIssuer,
+  oauthIssuer,
+  type OAuthOptions,
+  oauthResourceServer,
+} from "./oauth_resource_server.ts";
+export { OAuthSetupError } from "./oauth_discovery.ts";
+export { type McpCaller, missingScopes } from "./caller.ts";
 export { type HttpServerOptions, nodeListener } from "../../runtime/http_server.ts";
 export type {
   BodyProblem,

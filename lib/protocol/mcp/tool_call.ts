@@ -6,6 +6,8 @@
 import type { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, resultResponse, RpcErrorCode } from "../json_rpc.ts";
 import { CallContext, type CallNotifier, progressToken } from "./call_context.ts";
+import { auditLine, auditOutcome } from "./call_audit.ts";
+import { type McpCaller, missingScopes, scopeRefusal } from "./caller.ts";
 import type { Reply } from "./reply.ts";
 import type { LogLevel } from "./request_meta.ts";
 import type { JsonToolResult, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
@@ -23,6 +25,8 @@ import { isRecord } from "../../json.ts";
  * ```
  */
 export interface CallHost extends CallNotifier {
+  /** The authenticated caller, when there is one: its scopes are checked and each call audited. */
+  readonly caller: McpCaller | undefined;
   readonly core: CallNotifier["core"] & {
     readonly catalog: ToolCatalog;
     readonly serverMeta: Record<string, unknown>;
@@ -35,7 +39,8 @@ export interface CallHost extends CallNotifier {
 const SPLICE_LIMIT = 64 * 1024;
 
 /**
- * Answers one `tools/call` in an era: the catalog runs it; its progress and log go through the session.
+ * Answers one `tools/call` in an era: the catalog runs it; its progress and log go through the session. A call
+ * of an authenticated caller runs only when its scopes cover the tool's, and leaves an audit line either way.
  *
  * @example
  * ```ts
@@ -68,7 +73,23 @@ export function callTool(
       message: "Invalid params: arguments must be an object",
     });
   }
-  const context = new CallContext(era, clientCapabilities, progressToken(params), logLevel, session, scope);
+  const caller = session.caller;
+  if (caller !== undefined) {
+    const required = session.core.catalog.requiredScopes?.(name);
+    if (required !== undefined && missingScopes(caller, required).length > 0) {
+      session.core.log?.(auditLine(caller, name, "denied"));
+      return errorResponse(id, scopeRefusal(name, required));
+    }
+  }
+  const context = new CallContext(
+    era,
+    clientCapabilities,
+    progressToken(params),
+    logLevel,
+    session,
+    scope,
+    caller,
+  );
   const call = {
     name,
     arguments: args,
@@ -82,11 +103,17 @@ export function callTool(
     outcome = Promise.reject(error);
   }
   return outcome.then(
-    (ended) => callReply(session.core, id, name, context, ended),
+    (ended) => {
+      if (caller !== undefined) {
+        session.core.log?.(auditLine(caller, name, auditOutcome(ended, scope.aborted)));
+      }
+      return callReply(session.core, id, name, context, ended);
+    },
     (error: unknown) => {
       session.core.log?.(
         `mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`,
       );
+      if (caller !== undefined) session.core.log?.(auditLine(caller, name, "failed"));
       return callReply(session.core, id, name, context, { kind: "error", error: INTERNAL_ERROR });
     },
   );

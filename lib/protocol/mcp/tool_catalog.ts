@@ -1,5 +1,6 @@
 import type { CancelScope } from "../cancel_scope.ts";
 import type { RpcError } from "../json_rpc.ts";
+import type { McpCaller } from "./caller.ts";
 import type { LogLevel } from "./request_meta.ts";
 
 /** Hints about a tool's behaviour; MCP's defaults are pessimistic (destructive, open-world). */
@@ -70,6 +71,11 @@ export interface ToolCallContext {
    * call that nobody cancels costs nothing for it.
    */
   readonly cancellation: CancelScope;
+  /**
+   * Who called, when the transport authenticated the request (HTTP with an authorizer, docs/auth.md);
+   * `undefined` over stdio, sockets and unauthenticated HTTP.
+   */
+  readonly caller: McpCaller | undefined;
   /** Sends `notifications/progress` when the client asked for progress; values must increase. */
   progress(update: { progress: number; total?: number; message?: string }): void;
   /** Sends `notifications/message` when the client opted in at this level or below. */
@@ -106,4 +112,9 @@ export interface ToolCatalog {
    * Absent: the list never changes. A server advertises `listChanged` only for a catalog that has it.
    */
   watch?(onChange: () => void): () => void;
+  /**
+   * The scopes a caller must hold to see and call the tool `name` (docs/auth.md); `undefined` for a tool the
+   * catalog does not have. Absent: no tool requires any, so every authenticated caller may use them all.
+   */
+  requiredScopes?(name: string): readonly string[] | undefined;
 }

@@ -55,13 +55,27 @@ export const MCP_LISTEN_FLAGS = {
     type: "boolean",
     default: false,
     description:
-      "Listen on an address other than loopback. A socket is UNAUTHENTICATED: anyone who can reach it can run every served command; over HTTP it also needs --no-auth",
+      "Listen on an address other than loopback. A socket is UNAUTHENTICATED: anyone who can reach it can run every served command; over HTTP it also needs --oauth-issuer or --no-auth",
   },
   auth: {
     type: "boolean",
     default: true,
     description:
-      "An HTTP endpoint others can reach requires authentication; --no-auth serves it without. UNSAFE: anyone who can reach the port can run every served command",
+      "An HTTP endpoint others can reach requires authentication (--oauth-issuer); --no-auth serves it without. UNSAFE: anyone who can reach the port can run every served command",
+  },
+  "oauth-issuer": {
+    type: "string",
+    description:
+      "HTTP: accept only OAuth 2.1 access tokens of this authorization server (https, or http on loopback); each caller sees and calls only the commands its scopes cover",
+  },
+  "oauth-jwks": {
+    type: "string",
+    description: "HTTP: the issuer's key set URL (default: the jwks_uri of its metadata)",
+  },
+  "oauth-audience": {
+    type: "string",
+    description:
+      "HTTP: the endpoint's URL as clients reach it, which tokens must name as their audience (default: the listening URL)",
   },
   "header-timeout": {
     type: "number",

@@ -15,6 +15,7 @@ import { removeFile } from "../../../runtime/fs.ts";
 import { errorMessage } from "../../run/thrown_error.ts";
 import { MAX_GRACE_SECONDS, type McpListenFlags, type ServedTools } from "./listen_flags.ts";
 import { formatListenAddress, isLoopback, type ListenAddress, parseListenAddress } from "./listen_address.ts";
+import { listenAuthorizer } from "./listen_auth.ts";
 
 /**
  * Serves `served` on the invocation's address until it is cancelled; with `--dry-run`, the tools that would
@@ -47,6 +48,7 @@ export async function runListener(
     };
   }
   if (address.kind === "unix") await claimPath(address.path);
+  const authorizer = address.kind === "http" ? await listenAuthorizer(flags, address, ctx.log) : undefined;
   const options = { ...served, ...limits, log: ctx.log };
   const listener = await (address.kind === "http"
     ? listenMcpHttp(address, {
@@ -55,6 +57,7 @@ export async function runListener(
       maxInFlight: limits.maxInFlightTotal,
       allowedOrigins: flags["allow-origin"],
       anyHost: flags["allow-remote"],
+      ...(authorizer === undefined ? {} : { authorizer }),
       ...httpTimes(flags),
     }).then((http) => ({ shown: http.url, close: (graceMs: number) => http.close(graceMs) }))
     : listenMcp(address, options).then((socket) => ({
@@ -93,13 +96,13 @@ function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: 
     );
   }
   if (address.kind === "http") {
-    if (!isLoopback(address.host) && flags.auth) {
+    if (!isLoopback(address.host) && flags.auth && flags["oauth-issuer"] === undefined) {
       throw new CommandError(
         ExitCode.ARG_ERROR,
         `an HTTP endpoint on ${address.host} can be reached by others and needs authentication`,
         {
           suggestion:
-            "pass --no-auth to serve it without any (UNSAFE: anyone who reaches the port runs every served command)",
+            "pass --oauth-issuer <url> (and --oauth-audience <its https URL>) to accept your identity provider's tokens, or --no-auth to serve it without any (UNSAFE: anyone who reaches the port runs every served command)",
         },
       );
     }
@@ -114,7 +117,8 @@ function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: 
     }
   } else {
     const given = HTTP_TIMES.find((flag) => flags[flag] !== undefined) ??
-      (flags["allow-origin"].length > 0 ? "allow-origin" : flags.auth ? undefined : "no-auth");
+      (flags["allow-origin"].length > 0 ? "allow-origin" : flags.auth ? undefined : "no-auth") ??
+      OAUTH_FLAGS.find((flag) => flags[flag] !== undefined);
     if (given !== undefined) {
       throw new CommandError(ExitCode.ARG_ERROR, `--${given} applies to http:// addresses only`);
     }
@@ -128,6 +132,9 @@ function checkedLimits(flags: CommandContext<McpListenFlags>["flags"], address: 
     idleTimeoutMs: flags["idle-timeout"] * 1000,
   };
 }
+
+/** The flags of an OAuth resource server. */
+const OAUTH_FLAGS = ["oauth-issuer", "oauth-jwks", "oauth-audience"] as const;
 
 /** The time limits of an HTTP endpoint, each a flag in seconds. */
 const HTTP_TIMES = ["header-timeout", "body-timeout", "keep-alive"] as const;
