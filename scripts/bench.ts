@@ -1,7 +1,8 @@
 /**
- * MCP stdio server benchmark: toolwire's built-in `mcp serve`, on Node and on Deno, against the official SDK
+ * MCP server benchmark: toolwire's built-in `mcp serve`, on Node and on Deno, against the official SDK
  * servers and a bare JSON line loop on each runtime (the floor), every server exposing the same tool
- * `echo {text}`. Linux only: it reads /proc.
+ * `echo {text}`; then the same over keep-alive HTTP (bench/http_phases.ts): toolwire's `mcp listen http://…`
+ * against the SDK v2 server's stateless handler and a bare `node:http` echo. Linux only: it reads /proc.
  *
  *   npm run bench                 full run on the pinned Node 24 (several minutes on 2 cores), which
  *                                 scripts/node_versions.mjs installs into .node/ on first use
@@ -11,6 +12,9 @@
  *                                 only the servers whose key contains "bare/" or "toolwire/" (the Node
  *                                 ones), no 1/8 MiB phases, and `--cpu-prof` on the measured Node toolwire
  *                                 processes (profiles land in .bench/profiles/)
+ *   node dist/scripts/bench.js --only=bare,toolwire --toolwire-dir=../other
+ *                                 the echo tool of another built checkout as the servers toolwire-b/… too,
+ *                                 interleaved with this one's (before/after a change); --only=http: HTTP only
  *
  * The servers are driven by a raw line client in this process (bench/line_client.ts), not by an SDK client,
  * so client overhead does not pollute the server measurements. The phases (bench/phases.ts) measure the cold

@@ -9,7 +9,8 @@ import { Agent, request } from "node:http";
 import { Buffer } from "node:buffer";
 import { BenchError, type Json, onKillAll, preview, serverCommand } from "./line_client.ts";
 import { callLine, echoed } from "./messages.ts";
-import { type Era, type HttpServerSpec, ROOT, SERVER_ENV, SETTINGS } from "./settings.ts";
+import { join } from "node:path";
+import { type Era, type HttpServerSpec, OUT_DIR, PROFILE, ROOT, SERVER_ENV, SETTINGS } from "./settings.ts";
 
 const MODERN_VERSION = "2026-07-28";
 const LEGACY_VERSION = "2025-11-25";
@@ -55,7 +56,14 @@ export class HttpServerProcess {
 
   private constructor(spec: HttpServerSpec) {
     this.spec = spec;
-    const [command, args] = serverCommand(spec, []);
+    const nodeArgs = PROFILE && spec.kind === "toolwire" && spec.runtime === "node"
+      ? [
+        "--cpu-prof",
+        `--cpu-prof-dir=${join(OUT_DIR, "profiles")}`,
+        `--cpu-prof-name=${spec.key}.cpuprofile`,
+      ]
+      : [];
+    const [command, args] = serverCommand(spec, nodeArgs);
     this.child = spawn(command, args, { cwd: ROOT, env: SERVER_ENV, stdio: ["ignore", "ignore", "pipe"] });
     if (this.child.pid === undefined) throw new BenchError(`${spec.key}: spawn failed`);
     this.pid = this.child.pid;
