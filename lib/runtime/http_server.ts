@@ -196,7 +196,7 @@ async function serveNode(
   if (closed) return;
   if (!("events" in answer)) {
     // A length, not chunks: an empty answer (202) then has no body at all, not an empty chunked one. The
-    // body stays text: Node sends it with the headers in one write (docs/performance.md#http).
+    // body stays text: Node sends it with the headers in one write (docs/performance.md#over-http).
     const body = answer.body ?? "";
     const length = answer.status === 204 ? {} : { "content-length": String(byteLength(body)) };
     response.writeHead(answer.status, { ...answer.headers, ...length });
