@@ -5,6 +5,7 @@
  * and hands the handler the request without building web `Request`/`Response` objects (docs/mcp_http.md).
  * @module
  */
+import type * as NodeBuffer from "node:buffer";
 import type * as NodeHttp from "node:http";
 import {
   type BodyProblem,
@@ -19,7 +20,13 @@ import { descriptorHeadroom } from "./descriptors.ts";
 /** Descriptors kept free beside the connections: a bridged call's child needs six, a file one. */
 const DESCRIPTORS_KEPT = 32;
 
-const encoder = new TextEncoder();
+let bufferModule: typeof NodeBuffer | undefined;
+
+/** The UTF-8 length of `text`, without encoding it. */
+function byteLength(text: string): number {
+  bufferModule ??= nodeProcess().getBuiltinModule("node:buffer") as typeof NodeBuffer;
+  return bufferModule.Buffer.byteLength(text, "utf8");
+}
 
 /**
  * Limits of {@linkcode listenHttp}.
@@ -193,9 +200,10 @@ async function serveNode(
   }
   if (closed) return;
   if (!("events" in answer)) {
-    // A length, not chunks: an empty answer (202) then has no body at all, not an empty chunked one.
-    const body = encoder.encode(answer.body ?? "");
-    const length = answer.status === 204 ? {} : { "content-length": String(body.length) };
+    // A length, not chunks: an empty answer (202) then has no body at all, not an empty chunked one. The
+    // body stays text: Node sends it with the headers in one write (docs/performance.md#over-http).
+    const body = answer.body ?? "";
+    const length = answer.status === 204 ? {} : { "content-length": String(byteLength(body)) };
     response.writeHead(answer.status, { ...answer.headers, ...length });
     response.end(body);
     return;

@@ -48,6 +48,41 @@ export function preview(value: unknown): string {
 const live = new Set<() => void>();
 
 /**
+ * Adds `kill` to what {@linkcode killAll} runs; the returned function takes it out again.
+ *
+ * @example
+ * ```ts
+ * const forget = onKillAll(() => child.kill("SIGKILL"));
+ * child.on("exit", forget);
+ * ```
+ */
+export function onKillAll(kill: () => void): () => void {
+  live.add(kill);
+  return () => void live.delete(kill);
+}
+
+/**
+ * The command and arguments that start a server: its compiled file under Node, its TypeScript under Deno,
+ * from this checkout or the spec's `root`.
+ *
+ * @example
+ * ```ts
+ * const [command, args] = serverCommand(spec, ["--cpu-prof"]);
+ * ```
+ */
+export function serverCommand(
+  spec: { runtime: "node" | "deno"; file: string; args: string[]; root?: string },
+  nodeArgs: string[],
+): [string, string[]] {
+  if (spec.runtime === "deno") {
+    const dir = spec.root === undefined ? DENO_SERVER_DIR : join(spec.root, "scripts", "bench");
+    return [DENO, ["run", "-A", join(dir, `${spec.file}.ts`), ...spec.args]];
+  }
+  const dir = spec.root === undefined ? NODE_SERVER_DIR : join(spec.root, "dist", "scripts", "bench");
+  return [process.execPath, [...nodeArgs, join(dir, `${spec.file}.js`), ...spec.args]];
+}
+
+/**
  * Kills every server still running (on the bench's exit, or its failure).
  *
  * @example
@@ -110,23 +145,18 @@ export class ServerProcess {
 
   constructor(spec: ServerSpec, options: ServerProcessOptions = {}) {
     this.spec = spec;
-    const [command, args] = spec.runtime === "deno"
-      ? [DENO, ["run", "-A", join(DENO_SERVER_DIR, `${spec.file}.ts`), ...spec.args]]
-      : [process.execPath, [
-        ...(options.nodeArgs ?? []),
-        join(NODE_SERVER_DIR, `${spec.file}.js`),
-        ...spec.args,
-      ]];
+    const [command, args] = serverCommand(spec, options.nodeArgs ?? []);
+    const cwd = spec.root ?? ROOT;
     this.spawnedAt = performance.now();
     this.child = options.timed
       // In a process group of its own, so that a failed run can end bash and the server together.
       ? spawn("bash", ["-c", TIMED_SCRIPT, "bench-session", command, ...args], {
-        cwd: ROOT,
+        cwd,
         env: SERVER_ENV,
         stdio: ["pipe", "pipe", "pipe", "pipe"],
         detached: true,
       })
-      : spawn(command, args, { cwd: ROOT, env: SERVER_ENV, stdio: ["pipe", "pipe", "pipe"] });
+      : spawn(command, args, { cwd, env: SERVER_ENV, stdio: ["pipe", "pipe", "pipe"] });
     if (this.child.pid === undefined) throw new BenchError(`${spec.key}: spawn failed`);
     this.pid = this.child.pid;
     const pid = this.pid;

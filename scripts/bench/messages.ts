@@ -155,7 +155,7 @@ export function bigText(mib: number, i: number): string {
  * if (echoed(spec, result) !== "hello") throw new BenchError("wrong echo");
  * ```
  */
-export function echoed(spec: ServerSpec, result: Json): string {
+export function echoed(spec: Pick<ServerSpec, "era" | "envelope">, result: Json): string {
   if (spec.era === "modern" && result.resultType !== "complete") {
     throw new BenchError(`no resultType "complete": ${preview(result)}`);
   }

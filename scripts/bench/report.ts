@@ -4,8 +4,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { HttpServerResult } from "./http_phases.ts";
 import type { ServerResult } from "./results.ts";
-import { type Metric, RATIOS } from "./settings.ts";
+import { HTTP_RATIOS, HTTP_SETTINGS, httpPhase, type Metric, RATIOS } from "./settings.ts";
 
 /**
  * A number for a table: grouped thousands, `digits` decimals, "—" for none.
@@ -213,10 +214,72 @@ export function ratioTable(found: Ratio[]): string {
       "",
       Number.isFinite(r.value) ? `${r.value.toFixed(2)}×` : "—",
       r.precise === undefined || !Number.isFinite(r.precise) ? "" : `${r.precise.toFixed(2)}×`,
-      r.target === undefined ? "" : `≤ ${r.target}×`,
+      r.target === undefined ? "" : `≤ ${Number(r.target.toFixed(2))}×`,
       r.pass === undefined ? "" : r.pass ? "PASS" : "MISS",
     ]),
   );
+}
+
+/**
+ * The HTTP table: per server and era, at each concurrency, throughput, server CPU per request and latency.
+ *
+ * @example
+ * ```ts
+ * console.log(httpTable(httpResults));
+ * ```
+ */
+export function httpTable(results: HttpServerResult[]): string {
+  const headers = ["server", "era"];
+  for (const clients of HTTP_SETTINGS.concurrency) {
+    headers.push(`c${clients} req/s`, `c${clients} CPU µs/req`, `c${clients} p50 µs`, `c${clients} p99 µs`);
+  }
+  headers.push("peak RSS MiB");
+  const rows = results.flatMap((r) =>
+    (["modern", "legacy"] as const).map((era) => [
+      r.label,
+      era,
+      ...HTTP_SETTINGS.concurrency.flatMap((clients) => {
+        const phase = r.phases[httpPhase(era, clients)];
+        return [
+          fmt(phase?.requestsPerSecond),
+          fmt(bestCpu(phase?.cpuUsPerRequestPrecise, phase?.cpuUsPerRequest), 1),
+          fmt(phase?.latencyP50Us),
+          fmt(phase?.latencyP99Us),
+        ];
+      }),
+      fmt(r.peakRssMiB),
+    ])
+  );
+  return table(headers, rows);
+}
+
+/**
+ * The lines of the HTTP ratio table whose servers were run, judged on schedstat CPU per request.
+ *
+ * @example
+ * ```ts
+ * console.log(ratioTable(httpRatios(httpResults)));
+ * ```
+ */
+export function httpRatios(results: HttpServerResult[]): Ratio[] {
+  const by = new Map(results.map((r) => [r.key, r]));
+  const out: Ratio[] = [];
+  for (const spec of HTTP_RATIOS) {
+    const a = by.get(spec.of)?.phases[spec.phase];
+    const b = by.get(spec.over)?.phases[spec.phase];
+    if (a === undefined || b === undefined) continue;
+    const value = b.cpuUsPerRequest > 0 ? a.cpuUsPerRequest / b.cpuUsPerRequest : NaN;
+    const precise = a.cpuUsPerRequestPrecise / b.cpuUsPerRequestPrecise;
+    if (!Number.isFinite(precise)) continue;
+    const { target } = spec;
+    out.push({
+      what: spec.what,
+      value,
+      precise,
+      ...(target === undefined ? {} : { target, pass: precise <= target }),
+    });
+  }
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@
  * count or a target.
  */
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -17,6 +17,12 @@ export const PROFILE = argv.includes("--profile");
 export const NO_BIG = argv.includes("--no-big");
 /** `--only=bare,toolwire`: the servers whose key contains one of these words. */
 export const ONLY = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",");
+/**
+ * `--toolwire-dir=<root>`: another checkout of toolwire (built: `npm run build` there), whose echo tool is
+ * benched beside this one's as the servers `toolwire-b/<era>` and `toolwire-b-deno/<era>` (stdio only).
+ */
+const toolwireDir = argv.find((arg) => arg.startsWith("--toolwire-dir="))?.slice("--toolwire-dir=".length);
+export const TOOLWIRE_DIR = toolwireDir === undefined ? undefined : resolve(toolwireDir);
 
 /** The counts of every phase, in the order they run. */
 export const SETTINGS = {
@@ -46,6 +52,17 @@ export const SETTINGS = {
   /** The warm small-call and big-call phases run in this many interleaved rounds. */
   rounds: QUICK ? 2 : 4,
   phaseTimeoutMs: QUICK ? 60_000 : 120_000,
+} as const;
+
+/** The counts of the HTTP phase (bench/http_phases.ts); each era runs every count. */
+export const HTTP_SETTINGS = {
+  /** Keep-alive clients at once: one (a lone agent), and many (a gateway in front of the server). */
+  concurrency: [1, 64] as const,
+  /** Unmeasured calls per era first, at each concurrency. */
+  warmupCalls: QUICK ? 1_000 : 5_000,
+  /** Calls per era, per concurrency, over all rounds. */
+  calls: { 1: QUICK ? 400 : 2_000, 64: QUICK ? 2_000 : 10_000 } as Record<number, number>,
+  rounds: QUICK ? 2 : 4,
 } as const;
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/scripts/bench
@@ -91,6 +108,8 @@ export interface ServerSpec {
   args: string[];
   /** Its replies are toolwire envelopes (toolwire itself, or the bare loop answering the same bytes). */
   envelope: boolean;
+  /** The checkout `file` is in, and the server's working directory; this one when absent. */
+  root?: string;
 }
 
 /** The servers: each runs in both eras unless its last column says otherwise. */
@@ -105,9 +124,18 @@ const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: Runti
   ["bare-envelope-deno", "bare loop, toolwire-sized reply (Deno)", "bare",     "deno", "echo_bare_deno", ["--envelope"]],
   ["toolwire-deno",      "toolwire mcp serve (Deno)",              "toolwire", "deno", "echo_toolwire",  ["mcp", "serve"]],
 ];
+/** The same echo tool from the `--toolwire-dir` checkout. */
+// deno-fmt-ignore
+const OTHER_BUILD_ROWS: typeof SERVER_ROWS = [
+  ["toolwire-b",         "toolwire mcp serve, --toolwire-dir",        "toolwire", "node", "echo_toolwire", ["mcp", "serve"]],
+  ["toolwire-b-deno",    "toolwire mcp serve, --toolwire-dir (Deno)", "toolwire", "deno", "echo_toolwire", ["mcp", "serve"]],
+];
 
 /** Every server in each of its eras. */
-export const SERVERS: ServerSpec[] = SERVER_ROWS.flatMap(([key, label, kind, runtime, file, args, eras]) =>
+export const SERVERS: ServerSpec[] = [
+  ...SERVER_ROWS.map((row) => [row, undefined] as const),
+  ...(TOOLWIRE_DIR === undefined ? [] : OTHER_BUILD_ROWS.map((row) => [row, TOOLWIRE_DIR] as const)),
+].flatMap(([[key, label, kind, runtime, file, args, eras], root]) =>
   (eras ?? ["modern", "legacy"]).map((era) => ({
     key: `${key}/${era}`,
     label,
@@ -117,8 +145,86 @@ export const SERVERS: ServerSpec[] = SERVER_ROWS.flatMap(([key, label, kind, run
     file,
     args,
     envelope: kind === "toolwire" || args.includes("--envelope"),
+    ...(root === undefined ? {} : { root }),
   }))
 );
+
+/** One server of the HTTP phase: it serves both eras on one endpoint, in one process. */
+export interface HttpServerSpec {
+  key: string;
+  label: string;
+  kind: Kind;
+  runtime: Runtime;
+  /** As {@linkcode ServerSpec.file}; the server names its URL on stderr. */
+  file: string;
+  args: string[];
+  envelope: boolean;
+}
+
+const LISTEN = ["mcp", "listen", "http://127.0.0.1:0/mcp"];
+// deno-fmt-ignore
+const HTTP_ROWS: Array<[key: string, label: string, kind: Kind, runtime: Runtime, file: string, args: string[]]> = [
+  ["http-bare",          "bare node:http echo",                 "bare",     "node", "http_bare",     []],
+  ["http-toolwire",      "toolwire mcp listen http",            "toolwire", "node", "echo_toolwire", LISTEN],
+  ["http-sdk-v2",        "server 2.4 createMcpHandler",         "sdk-v2",   "node", "http_sdk_v2",   []],
+  ["http-bare-deno",     "bare node:http echo (Deno)",          "bare",     "deno", "http_bare",     []],
+  ["http-toolwire-deno", "toolwire mcp listen http (Deno)",     "toolwire", "deno", "echo_toolwire", LISTEN],
+];
+
+/** The servers of the HTTP phase. */
+export const HTTP_SERVERS: HttpServerSpec[] = HTTP_ROWS.map(([key, label, kind, runtime, file, args]) => ({
+  key,
+  label,
+  kind,
+  runtime,
+  file,
+  args,
+  envelope: kind === "toolwire",
+}));
+
+/** One line of the HTTP ratio table: CPU per request of `of` ÷ that of `over`, per era and concurrency. */
+export interface HttpRatioSpec {
+  what: string;
+  of: string;
+  over: string;
+  target?: number;
+}
+
+// deno-fmt-ignore
+const HTTP_RATIO_ROWS: Array<[what: string, of: string, over: string, target?: number]> = [
+  ["toolwire / bare",           "http-toolwire",      "http-bare",      1.5],
+  ["toolwire / sdk-v2",         "http-toolwire",      "http-sdk-v2",    1 / 3],
+  ["toolwire Deno / bare Deno", "http-toolwire-deno", "http-bare-deno", 1.5],
+  ["sdk-v2 / bare",             "http-sdk-v2",        "http-bare"],
+  ["toolwire Deno / Node",      "http-toolwire-deno", "http-toolwire"],
+  ["bare Deno / Node",          "http-bare-deno",     "http-bare"],
+];
+
+/** The HTTP ratio lines, per era and concurrency ({@linkcode httpPhase} names the phase). */
+export const HTTP_RATIOS: Array<HttpRatioSpec & { phase: string }> = (["modern", "legacy"] as const).flatMap(
+  (era) =>
+    HTTP_SETTINGS.concurrency.flatMap((clients) =>
+      HTTP_RATIO_ROWS.map(([what, of, over, target]) => ({
+        what: `HTTP ${era}, ${clients} client${clients === 1 ? "" : "s"}: ${what}, CPU per request`,
+        of,
+        over,
+        phase: httpPhase(era, clients),
+        ...(target === undefined ? {} : { target }),
+      }))
+    ),
+);
+
+/**
+ * The name of an HTTP phase: its era and its number of clients.
+ *
+ * @example
+ * ```ts
+ * httpPhase("modern", 64); // "modern-c64"
+ * ```
+ */
+export function httpPhase(era: Era, clients: number): string {
+  return `${era}-c${clients}`;
+}
 
 /** The quantities a ratio compares; report.ts reads each from a server's results. */
 export type Metric =
@@ -153,7 +259,7 @@ export interface RatioSpec {
 const ERA_RATIOS: Array<[what: string, of: string, over: string, metric: Metric | `${Metric}/${Metric}`, target?: number]> = [
   ["toolwire {era} / bare: pipelined CPU per request",                     "toolwire",      "bare",               "pipelined",      1.5],
   ["toolwire {era} / bare: sequential CPU per request",                    "toolwire",      "bare",               "sequential",     1.5],
-  ["toolwire {era} / bare: startup (first response)",                      "toolwire",      "bare",               "startup",        1.2],
+  ["toolwire {era} / bare: startup (first response)",                      "toolwire",      "bare",               "startup",        1.25],
   ["toolwire {era} / bare: startup CPU (at first response)",               "toolwire",      "bare",               "startupCpu"],
   ["toolwire {era} / bare: 8 MiB CPU per MiB",                             "toolwire",      "bare",               "big8"],
   // The same floor answering with toolwire's reply (the envelope as structuredContent and as JSON text):
@@ -178,14 +284,14 @@ const ERA_RATIOS: Array<[what: string, of: string, over: string, metric: Metric 
   ["toolwire {era} Deno / bare Deno: sequential CPU per call, cold",       "toolwire-deno", "bare-deno",          "coldSequential", 1.5],
   ["toolwire {era} / bare, same reply: 8 MiB CPU per MiB",                 "toolwire",      "bare-envelope",      "big8",           1.2],
   ["toolwire {era} Deno / bare Deno, same reply: 8 MiB CPU per MiB",       "toolwire-deno", "bare-envelope-deno", "big8",           1.2],
-  ["toolwire {era} / bare: short session wall time",                       "toolwire",      "bare",               "session",        1.1],
+  ["toolwire {era} / bare: short session wall time",                       "toolwire",      "bare",               "session"],
   ["toolwire {era} / bare: short session CPU",                             "toolwire",      "bare",               "sessionCpu"],
   ["toolwire {era} Deno / bare Deno: short session wall time",             "toolwire-deno", "bare-deno",          "session"],
   ["toolwire {era} Deno / bare Deno: pipelined CPU per request",           "toolwire-deno", "bare-deno",          "pipelined"],
   ["toolwire {era} Deno / bare Deno: sequential CPU per request",          "toolwire-deno", "bare-deno",          "sequential"],
   ["toolwire-deno/{era}: CPU per MiB, 8 MiB / 1 MiB (flat ≈ 1)",           "toolwire-deno", "toolwire-deno",      "big8/big1"],
   ["toolwire {era} Deno / Node: pipelined CPU per request",                "toolwire-deno", "toolwire",           "pipelined",      1.2],
-  ["toolwire {era} Deno / Node: sequential CPU per request",               "toolwire-deno", "toolwire",           "sequential"],
+  ["toolwire {era} Deno / Node: sequential CPU per request",               "toolwire-deno", "toolwire",           "sequential",     1.5],
   ["toolwire {era} Deno / Node: sequential CPU per call, cold",            "toolwire-deno", "toolwire",           "coldSequential"],
   ["toolwire {era} Deno / Node: startup (first response)",                 "toolwire-deno", "toolwire",           "startup"],
   ["toolwire {era} Deno / Node: peak RSS with 8 MiB calls",                "toolwire-deno", "toolwire",           "rssBig",         1.2],
@@ -211,11 +317,40 @@ function ratioSpec(
   };
 }
 
+/**
+ * With `--toolwire-dir`: the other build over the same floors (its lines are information), and this build
+ * over the other one, the lower the better.
+ */
+const OTHER_BUILD_RATIOS: typeof ERA_RATIOS = [
+  ...ERA_RATIOS.filter(([, of, over]) => of !== over && of.startsWith("toolwire") && over.startsWith("bare"))
+    .map(([what, of, over, metrics]): (typeof ERA_RATIOS)[number] => [
+      what.replace(/^toolwire/, "toolwire-b"),
+      of.replace("toolwire", "toolwire-b"),
+      over,
+      metrics,
+    ]),
+  ...([
+    "pipelined",
+    "sequential",
+    "coldSequential",
+    "startup",
+    "startupCpu",
+    "session",
+    "sessionCpu",
+    "rss",
+  ] as const)
+    .flatMap((metric): typeof ERA_RATIOS => [
+      [`toolwire {era} / toolwire-b: ${metric}`, "toolwire", "toolwire-b", metric],
+      [`toolwire {era} Deno / toolwire-b Deno: ${metric}`, "toolwire-deno", "toolwire-b-deno", metric],
+    ]),
+];
+
 /** Every ratio the report prints, in order; a line whose servers were not run is left out. */
 export const RATIOS: RatioSpec[] = [
   ...(["modern", "legacy"] as const).flatMap((era) =>
-    ERA_RATIOS.map(([what, of, over, metrics, target]) =>
-      ratioSpec(what.replaceAll("{era}", era), `${of}/${era}`, `${over}/${era}`, metrics, target)
+    [...ERA_RATIOS, ...(TOOLWIRE_DIR === undefined ? [] : OTHER_BUILD_RATIOS)].map(
+      ([what, of, over, metrics, target]) =>
+        ratioSpec(what.replaceAll("{era}", era), `${of}/${era}`, `${over}/${era}`, metrics, target),
     )
   ),
   // Information: how flat the other servers' cost per MiB is.

@@ -3,6 +3,7 @@
 // any method runs, both eras on one endpoint, JSON or an event stream, subscriptions/listen, cancellation by
 // closing the stream, bounds and time limits, SIGTERM, and no stack trace whatever comes in.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
 import process from "node:process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -72,6 +73,30 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
   it("an idle keep-alive connection outlasts the 60 s of the proxies in front (Keep-Alive: timeout=65)", async () => {
     const answer = await post(server.url, modern(1, "tools/list"), modernHeaders("tools/list"));
     assert.equal(answer.headers.get("keep-alive"), "timeout=65");
+  });
+
+  it("a JSON answer's Content-Length is its length in UTF-8 bytes, for text beyond ASCII too", async () => {
+    const text = "naïve 世界 🎉 ".repeat(20);
+    const body = JSON.stringify(modern(3, "tools/call", { name: "echo", arguments: { text } }));
+    const headers = {
+      ...modernHeaders("tools/call", "echo"),
+      "content-length": String(Buffer.byteLength(body)),
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+    const { reply } = await rawHttp(
+      portOf(server.url),
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${head}\r\n${body}`,
+    );
+    const [status, rest] = [
+      reply.slice(0, reply.indexOf("\r\n")),
+      reply.slice(reply.indexOf("\r\n\r\n") + 4),
+    ];
+    assert.match(status, / 200 /, reply);
+    const length = /\r\ncontent-length: (\d+)\r\n/i.exec(reply);
+    assert.ok(length !== null, reply);
+    assert.equal(Number(length[1]), Buffer.byteLength(rest), reply);
+    assert.ok(Buffer.byteLength(rest) > rest.length, "the answer holds multi-byte characters");
+    assert.equal(JSON.parse(rest).result.structuredContent.data.text, text);
   });
 
   it("-32020 (400) for each missing or mismatched metadata header, and nothing runs", async () => {
