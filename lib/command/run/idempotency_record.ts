@@ -43,6 +43,44 @@ export interface KeySlot {
 }
 
 /**
+ * A {@linkcode KeySlot} over any place a key's record can be written and removed: the pending record on
+ * `reserve`, the done one on `complete`, both with the reservation's time, fingerprint and command.
+ *
+ * @example
+ * ```ts
+ * const records = new Map<string, string>();
+ * const slot = recordSlot({ kind: "free" }, async (text) => void records.set("k", text), async () => {
+ *   records.delete("k");
+ * });
+ * await slot.reserve("sha256:…", "add");
+ * ```
+ */
+export function recordSlot(
+  state: KeyState,
+  write: (record: string) => Promise<unknown>,
+  remove: () => Promise<unknown>,
+): KeySlot {
+  let reservedAt = "";
+  let fingerprint = "";
+  let command = "";
+  return {
+    state,
+    reserve: async (callFingerprint, path) => {
+      reservedAt = new Date().toISOString();
+      fingerprint = callFingerprint;
+      command = path;
+      await write(pendingRecord(fingerprint, command, reservedAt));
+    },
+    complete: async (data) => {
+      await write(doneRecord(fingerprint, command, data, reservedAt));
+    },
+    abandon: async () => {
+      await remove();
+    },
+  };
+}
+
+/**
  * Where idempotency keys live, as the executor uses them: the file store ({@linkcode IdempotencyStore}) or a
  * shared one ({@linkcode SharedIdempotencyStore}). Both hold a key exclusively while a call with it runs,
  * so that a concurrent call with the same key waits and then replays (docs/idempotency.md).

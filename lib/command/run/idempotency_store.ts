@@ -12,12 +12,11 @@ import {
 import type { InputIssue } from "../input/input_values.ts";
 import { canonicalJson, isRecord, parseJson, sha256Tag } from "../../json.ts";
 import {
-  doneRecord,
   type IdempotencyKeys,
   type KeySlot,
   type KeyState,
   parseRecord,
-  pendingRecord,
+  recordSlot,
   type StoredResult,
 } from "./idempotency_record.ts";
 import type { StateStore } from "../contract/state_store.ts";
@@ -156,22 +155,7 @@ export class IdempotencyStore implements IdempotencyKeys, StateStore {
     return await withFileLock(this.#path(digest, "lock"), async () => {
       const file = this.#path(digest, "json");
       const state = await this.#state(digest);
-      let reservedAt = "";
-      let fingerprint = "";
-      let command = "";
-      return await use({
-        state,
-        reserve: async (callFingerprint, path) => {
-          reservedAt = new Date().toISOString();
-          fingerprint = callFingerprint;
-          command = path;
-          await writeTextAtomic(file, pendingRecord(fingerprint, command, reservedAt));
-        },
-        complete: async (data) => {
-          await writeTextAtomic(file, doneRecord(fingerprint, command, data, reservedAt));
-        },
-        abandon: () => removeFile(file),
-      });
+      return await use(recordSlot(state, (record) => writeTextAtomic(file, record), () => removeFile(file)));
     }, options);
   }
 

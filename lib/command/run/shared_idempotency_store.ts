@@ -1,13 +1,12 @@
 import type { FileLockSignal } from "../../runtime/mod.ts";
 import { sha256Tag } from "../../json.ts";
 import {
-  doneRecord,
   type IdempotencyKeys,
   KeyInProgressError,
   type KeySlot,
   type KeyState,
   parseRecord,
-  pendingRecord,
+  recordSlot,
   type StoredResult,
 } from "./idempotency_record.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
@@ -84,30 +83,11 @@ export class SharedIdempotencyStore implements IdempotencyKeys {
     try {
       const recordKey = `${this.#prefix}key:${digest}`;
       const state = await this.#state(recordKey);
-      let reservedAt = "";
-      let fingerprint = "";
-      let command = "";
-      return await use({
+      return await use(recordSlot(
         state,
-        reserve: async (callFingerprint, path) => {
-          reservedAt = new Date().toISOString();
-          fingerprint = callFingerprint;
-          command = path;
-          await this.#store.record(
-            recordKey,
-            pendingRecord(fingerprint, command, reservedAt),
-            this.#lifetimeMs,
-          );
-        },
-        complete: async (data) => {
-          await this.#store.record(
-            recordKey,
-            doneRecord(fingerprint, command, data, reservedAt),
-            this.#lifetimeMs,
-          );
-        },
-        abandon: () => this.#store.release(recordKey),
-      });
+        (record) => this.#store.record(recordKey, record, this.#lifetimeMs),
+        () => this.#store.release(recordKey),
+      ));
     } finally {
       clearInterval(renew);
       // Only our own hold is given back; one that cannot be (the store is gone) expires with its lease.
