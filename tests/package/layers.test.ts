@@ -4,7 +4,7 @@
 // lib/command the same holds for its rooms: contract → input → run → mcp → cli → builtins → tool.ts. The
 // binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts (and its
 // entry, before anything else, the compile cache), and the library's own modules never through an entry
-// point. No module imports itself through others (no cycle).
+// point. No module imports itself through others (no cycle), and none is over 400 lines.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
@@ -13,6 +13,8 @@ import { ROOT } from "../helpers/run.ts";
 
 const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "lib/bridge", "cmd"];
 const COMMAND_ROOMS = ["contract", "input", "run", "mcp", "cli", "builtins", "tool.ts"];
+/** The longest a module of the library may be. */
+const MAX_MODULE_LINES = 400;
 
 /** The package's entry points (deno.json `exports`), as paths from the root. */
 function entryPoints(): string[] {
@@ -121,6 +123,15 @@ describe("source layers", () => {
 
   it("has no import cycle, type imports and import() included", () => {
     assert.deepEqual(cycles([...sources("lib"), ...sources("cmd"), "mod.ts"]), []);
+  });
+
+  it("keeps every module under lib/ within 400 lines, so that each can be read whole", () => {
+    const long = sources("lib").map((file) => ({
+      file,
+      lines: readFileSync(join(ROOT, file), "utf8").split("\n").length - 1,
+    })).filter(({ lines }) => lines > MAX_MODULE_LINES);
+    assert.ok(sources("lib").length > 100, "the modules were found");
+    assert.deepEqual(long, []);
   });
 
   it("the library's own modules import other modules, never a package entry point", () => {

@@ -15,25 +15,24 @@
  *   is legacy, its version the header's (absent: 2025-03-26); `initialize` is answered; notifications and
  *   responses are 202. A request whose client left while it waited for a slot runs nothing.
  * - Answers: `application/json`, or `text/event-stream` once the call has a progress or log notification
- *   to send before its answer. A stream that the client closes cancels the request: its scope is aborted
- *   (a bridged child's process group is killed) and nothing more is sent for it.
+ *   to send first. A stream the client closes cancels the request (a bridged child's group is killed).
  * - `subscriptions/listen` (http_listen.ts): a stream that stays open — the acknowledgement, then each change,
- *   and comment lines as keep-alive — until the client closes it, or the server closes (its final result).
- * - Bounds: requests in flight over the endpoint (more wait for a slot), open subscriptions, and the bytes of
- *   notifications a stream may hold for a client that does not read.
- * - Authorization (http_auth.ts, docs/auth.md), with an `authorizer`: its Protected Resource Metadata at the
- *   well-known paths; a POST without a valid bearer token is 401 before its body is read; a caller sees only
- *   the tools its scopes cover, and a call to another is 403 `insufficient_scope`, nothing run.
+ *   and keep-alive comments — until the client closes it, or the server closes (its final result).
+ * - Bounds: requests in flight (more wait for a slot), open subscriptions, and the notification bytes a
+ *   stream may hold for a client that does not read.
+ * - Authorization (http_auth.ts, docs/auth.md): Protected Resource Metadata at the well-known paths; no valid
+ *   bearer token is 401 before the body is read; a caller sees only the tools its scopes cover, and a call
+ *   to another is 403 `insufficient_scope`, nothing run.
  * @module
  */
-import type { HttpRequest, HttpResponse } from "../../runtime/http_exchange.ts";
-import { webHandler } from "../../runtime/http_exchange.ts";
+import { type HttpRequest, type HttpResponse, webHandler } from "../../runtime/http_exchange.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
 import { CancelScope } from "../cancel_scope.ts";
 import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
 import { SlotPool } from "../slot_pool.ts";
 import { bodyProblem, HttpCall, JSON_HEADERS, rpcError, streams } from "./http_answers.ts";
 import { requestEra } from "./http_era.ts";
+import type { LegacyEra } from "./era.ts";
 import { headerValue, loopbackHost, originAllowed } from "./http_headers.ts";
 import {
   type HttpAuthorizer,
@@ -351,12 +350,8 @@ export class McpHttpEndpoint {
           : "Invalid request: batching is not supported in this protocol version",
       }, cors);
     }
-    const session = new McpSession(this.#core, () => {}, {
-      kind: "legacy",
-      version,
-      initialized: false,
-      capabilities: {},
-    }, caller);
+    const era: LegacyEra = { kind: "legacy", version, initialized: false, capabilities: {} };
+    const session = new McpSession(this.#core, () => {}, era, caller);
     const scope = new CancelScope();
     request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
     this.#open.add(scope);
