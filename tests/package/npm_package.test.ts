@@ -24,18 +24,23 @@ describe("the npm package", { timeout: 180_000 }, () => {
       stdio: "pipe",
     });
     const tarball = readdirSync(dir.path).find((name) => name.endsWith(".tgz"))!;
-    // The package's one dependency comes from the copy `npm ci` installed, packed beside it: offline, npm
+    // The package's dependencies come from the copies `npm ci` installed, packed beside it: offline, npm
     // resolves a registry dependency from its cache of registry metadata, which `npm ci` does not fill.
-    execFileSync(NPM, [
-      "pack",
-      "--silent",
-      "--pack-destination",
-      dir.path,
-      join(ROOT, "node_modules", "jose"),
-    ], {
-      stdio: "pipe",
-    });
-    const jose = readdirSync(dir.path).find((name) => /^jose-.*\.tgz$/.test(name))!;
+    const { dependencies = {} } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const name of Object.keys(dependencies)) {
+      execFileSync(NPM, [
+        "pack",
+        "--silent",
+        "--pack-destination",
+        dir.path,
+        join(ROOT, "node_modules", name),
+      ], {
+        stdio: "pipe",
+      });
+    }
+    const packed = readdirSync(dir.path).filter((name) => name.endsWith(".tgz") && name !== tarball);
     project = join(dir.path, "project");
     execFileSync("mkdir", [project]);
     // As `npm init -y` writes it, then made a module as the README says.
@@ -50,7 +55,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
       "--no-fund",
       "--offline",
       join(dir.path, tarball),
-      join(dir.path, jose),
+      ...packed.map((name) => join(dir.path, name)),
     ], { cwd: project, stdio: "pipe" });
   });
 
