@@ -118,6 +118,18 @@ describe("the README's 20-line program, its first mistake", () => {
         result.stderr.length < 2048,
         `${result.stderr.length} bytes:\n${result.stderr.slice(0, 2048)}`,
       );
+      if (!onNode) return;
+      // The bundle's source map leads each frame back to the line of lib/ it runs, also for the functions
+      // the build moved to the top of the chunk to compile them with it (scripts/eager_start.mjs).
+      const mapped = await run([process.execPath, "--enable-source-maps", file, "hello"], { cwd: dir.path });
+      const rules = "lib/command/contract/registration_rules.ts";
+      const lineOf = (text: string) =>
+        readFileSync(join(ROOT, rules), "utf8").split("\n").findIndex((line) => line.includes(text)) + 1;
+      const frames = mapped.stderr.split("\n").filter((line) => /^\s+at /.test(line)).slice(0, 2);
+      assert.deepEqual(frames.map((frame) => frame.match(/\(([^()]+):(\d+):\d+\)$/)?.slice(1)), [
+        [join(ROOT, rules), String(lineOf("throw new RegistrationError(path, field, problem);"))],
+        [join(ROOT, rules), String(lineOf('fail("exit_codes", \'must contain "0" (SUCCESS)\')'))],
+      ], mapped.stderr);
     } finally {
       dir.cleanup();
     }
