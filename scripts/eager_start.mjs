@@ -1,14 +1,13 @@
 // The start of a tool, compiled when its chunk is. V8 compiles a function the first time it is called, not
-// when it loads the file, and Node's compile cache holds only what was compiled with the file: so each of
-// the ~100 top-level functions a start of `mcp serve` calls is parsed twice (once skimmed with the file, once
-// in full on its first call) and compiled at every start, cache or not. A function in parentheses is
-// compiled with the file instead, and kept by the cache. Which functions a start calls is measured, not
-// listed by hand: the README's example tool is started the ways a client starts it (both MCP eras, a command
-// line) under V8's coverage, and each top-level function that ran moves to the top of the chunk as
-// `var name = (function name(…) {…});`. At the top, every one of them is defined before any other code of
-// the chunk runs, as a hoisted declaration was. The chunk's source map moves with its lines.
-// Measured on Node 24 (docs/performance.md): one `server/discover` from spawn to exit costs ~7 M fewer
-// instructions without the compile cache, ~12 M fewer with it.
+// when it loads the file, and Node's compile cache keeps only what was compiled with the file: so each of
+// the ~130 top-level functions a start calls would be parsed twice (skimmed with the file, then in full on
+// its first call) and compiled at every start, cache or not. A function in parentheses is compiled with the
+// file instead, and the cache keeps it. Which functions a start calls is measured, not listed by hand: the
+// example tool (examples/notes) is started the ways a client starts it (both MCP eras, a command line)
+// under V8's coverage, and each top-level function that ran moves to the top of the chunk as
+// `var name = (function name(…) {…});`. At the top, each is defined before any other code of the chunk
+// runs, as a hoisted declaration was. The chunk's source map moves with its lines. What it saves:
+// docs/performance.md, "What a start runs, compiled with the chunk".
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -116,7 +115,7 @@ export function eagerStart(chunk, tool) {
       const shift = line === first ? prefix.length : 0;
       hoisted.push({
         text: `${line === first ? prefix : ""}${textLines[line]}${line === last ? ");" : ""}`,
-        segments: mappings[line].map(([column, ...rest]) => [column + shift, ...rest]),
+        segments: (mappings[line] ?? []).map(([column, ...rest]) => [column + shift, ...rest]),
       });
     }
   }

@@ -208,7 +208,7 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
           serverInfo: { name: tool.name, version: tool.version },
           instructions:
             `${tool.description}. Each tool is a '${tool.name}' command; results are its JSON envelope.`,
-          catalog: commandCatalog(tool, { commands: tool.registry.servableEntries() }, {
+          catalog: commandCatalog(tool, { commands: () => tool.registry.servableEntries() }, {
             readOnly: ctx.flags["read-only"],
           }, shared),
         })),

@@ -135,7 +135,7 @@ function builtinDefinition(tool: ToolHost): McpServeDefinition {
     ],
     serve: (ctx) => {
       const limits = mcpServeLimits(ctx.flags);
-      const catalog = commandCatalog(tool, { commands: tool.registry.servableEntries() }, {
+      const catalog = commandCatalog(tool, { commands: () => tool.registry.servableEntries() }, {
         readOnly: ctx.flags["read-only"],
       });
       return (io) =>

@@ -6,8 +6,7 @@ import { IdempotencyStore } from "../run/idempotency_store.ts";
 import { toolKeys } from "../run/tool_keys.ts";
 import { sharedConfirmations, storeAnswers } from "./shared_state.ts";
 import type { SharedState } from "../contract/state_store.ts";
-import type { Manifest } from "../contract/manifest.ts";
-import { ManifestCatalog } from "./manifest_catalog.ts";
+import { type CatalogCommands, ManifestCatalog } from "./manifest_catalog.ts";
 import type { ServeFilter } from "./tool_mapping.ts";
 import { limitMs } from "../run/time_limit.ts";
 
@@ -36,7 +35,7 @@ interface PreparedCommand {
  */
 export function commandCatalog(
   tool: ToolHost,
-  manifest: Pick<Manifest, "commands">,
+  manifest: { commands: CatalogCommands },
   filter: ServeFilter,
   shared: SharedState = {},
 ): ManifestCatalog {

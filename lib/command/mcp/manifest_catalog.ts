@@ -14,7 +14,7 @@ import { StateStoreUnavailableError } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeJson } from "../run/envelope_json.ts";
-import { mcpTool, servedCommands, type ServeFilter, ToolArgumentPlan } from "./tool_mapping.ts";
+import { mcpTool, servedCommands, type ServeFilter, ToolArgumentPlan, toolName } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
 
@@ -70,8 +70,14 @@ export interface ManifestCatalogOptions {
 interface ServedCommand {
   path: string;
   entry: CommandEntry;
-  arguments: ToolArgumentPlan;
+  /** Made on the tool's first call. */
+  arguments?: ToolArgumentPlan;
 }
+
+/** A manifest's commands by path, or what gives them on first use. */
+export type CatalogCommands =
+  | Readonly<Record<string, CommandEntry>>
+  | (() => Readonly<Record<string, CommandEntry>>);
 
 const CONFIRM_KEY = "confirm";
 
@@ -98,51 +104,58 @@ const CONFIRM_KEY = "confirm";
  * ```
  */
 export class ManifestCatalog implements ToolCatalog {
-  readonly #served: Map<string, ServedCommand>;
-  readonly #tools: McpTool[];
+  #commands: CatalogCommands | undefined;
+  readonly #filter: ServeFilter;
+  #served: Map<string, ServedCommand> | undefined;
+  #tools: McpTool[] | undefined;
   readonly #states: ConfirmationStates;
   readonly #execute: CallExecutor;
   readonly #options: ManifestCatalogOptions;
 
-  /** The catalog of a manifest's commands, each call run by `execute`. */
+  /**
+   * The catalog of a manifest's commands, each call run by `execute`. Given as a function, the commands are
+   * asked for on the catalog's first use: a server's start then answers `initialize` without building them.
+   */
   constructor(
-    commands: Readonly<Record<string, CommandEntry>>,
+    commands: CatalogCommands,
     filter: ServeFilter,
     execute: CallExecutor,
     options: ManifestCatalogOptions = {},
   ) {
+    this.#commands = commands;
+    this.#filter = filter;
     this.#states = options.confirmations ?? new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
-    const served = servedCommands(commands, filter);
-    this.#tools = served.map(([path, entry]) => mcpTool(path, entry));
-    this.#served = new Map(
-      served.map((
-        [path, entry],
-        i,
-      ) => [this.#tools[i]!.name, {
-        path,
-        entry,
-        arguments: new ToolArgumentPlan(entry),
-      }]),
-    );
+  }
+
+  /** The served commands by tool name, sorted by command path; found on first use. */
+  #index(): Map<string, ServedCommand> {
+    if (this.#served === undefined) {
+      const commands = typeof this.#commands === "function" ? this.#commands() : this.#commands!;
+      this.#commands = undefined;
+      this.#served = new Map(
+        servedCommands(commands, this.#filter).map(([path, entry]) => [toolName(path), { path, entry }]),
+      );
+    }
+    return this.#served;
   }
 
   /** The tools, sorted by command path. */
   tools(): readonly McpTool[] {
-    return this.#tools;
+    return this.#tools ??= [...this.#index().values()].map(({ path, entry }) => mcpTool(path, entry));
   }
 
   /** The command's `required_scopes`: what a caller's token must grant to see and call it (docs/auth.md). */
   requiredScopes(name: string): readonly string[] | undefined {
-    return this.#served.get(name)?.entry.required_scopes;
+    return this.#index().get(name)?.entry.required_scopes;
   }
 
   /** Checks a call's arguments, confirms a destructive call, and runs it. */
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
-    const served = this.#served.get(call.name);
+    const served = this.#index().get(call.name);
     if (served === undefined) return Promise.resolve({ kind: "unknown_tool" });
-    const checked = served.arguments.check(call.arguments);
+    const checked = (served.arguments ??= new ToolArgumentPlan(served.entry)).check(call.arguments);
     if (checked.issues.length > 0) {
       return Promise.resolve(result(argumentErrorEnvelope(checked.issues, monotonicMs())));
     }
