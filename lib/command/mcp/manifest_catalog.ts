@@ -115,6 +115,7 @@ export class ManifestCatalog implements ToolCatalog {
   /**
    * The catalog of a manifest's commands, each call run by `execute`. Given as a function, the commands are
    * asked for on the catalog's first use: a server's start then answers `initialize` without building them.
+   * Given as a record, the tools are made here, and a manifest they cannot be made from throws here.
    */
   constructor(
     commands: CatalogCommands,
@@ -127,6 +128,7 @@ export class ManifestCatalog implements ToolCatalog {
     this.#states = options.confirmations ?? new ConfirmationStates();
     this.#execute = execute;
     this.#options = options;
+    if (typeof commands !== "function") this.tools();
   }
 
   /** The served commands by tool name, sorted by command path; found on first use. */
