@@ -62,8 +62,8 @@ export function onKillAll(kill: () => void): () => void {
 }
 
 /**
- * The command and arguments that start a server: its compiled file under Node, its TypeScript under Deno,
- * from this checkout or the spec's `root`.
+ * The command and arguments that start a server: its compiled file under Node (and under Deno for a server
+ * that runs the build), else its TypeScript under Deno, from this checkout or the spec's `root`.
  *
  * @example
  * ```ts
@@ -71,15 +71,16 @@ export function onKillAll(kill: () => void): () => void {
  * ```
  */
 export function serverCommand(
-  spec: { runtime: "node" | "deno"; file: string; args: string[]; root?: string },
+  spec: { runtime: "node" | "deno"; file: string; args: string[]; root?: string; build?: boolean },
   nodeArgs: string[],
 ): [string, string[]] {
-  if (spec.runtime === "deno") {
-    const dir = spec.root === undefined ? DENO_SERVER_DIR : join(spec.root, "scripts", "bench");
-    return [DENO, ["run", "-A", join(dir, `${spec.file}.ts`), ...spec.args]];
-  }
-  const dir = spec.root === undefined ? NODE_SERVER_DIR : join(spec.root, "dist", "scripts", "bench");
-  return [process.execPath, [...nodeArgs, join(dir, `${spec.file}.js`), ...spec.args]];
+  const build = spec.runtime === "node" || spec.build === true;
+  const dir = spec.root === undefined
+    ? (build ? NODE_SERVER_DIR : DENO_SERVER_DIR)
+    : join(spec.root, ...(build ? ["dist", "scripts", "bench"] : ["scripts", "bench"]));
+  const file = join(dir, `${spec.file}.${build ? "js" : "ts"}`);
+  if (spec.runtime === "deno") return [DENO, ["run", "-A", file, ...spec.args]];
+  return [process.execPath, [...nodeArgs, file, ...spec.args]];
 }
 
 /**

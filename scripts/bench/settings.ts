@@ -95,6 +95,11 @@ export const SERVER_ENV: NodeJS.ProcessEnv = Object.fromEntries(
 export type Era = "modern" | "legacy";
 export type Kind = "bare" | "toolwire" | "sdk-v2" | "sdk-v1";
 export type Runtime = "node" | "deno";
+/**
+ * What a server's runtime loads: on Node always the compiled build; on Deno the TypeScript sources (what JSR
+ * gives a tool) or, with `deno-npm`, the compiled build (what `npm:toolwire` gives it).
+ */
+type RowRuntime = Runtime | "deno-npm";
 
 /** One server under test. */
 export interface ServerSpec {
@@ -103,8 +108,13 @@ export interface ServerSpec {
   kind: Kind;
   era: Era;
   runtime: Runtime;
-  /** The file name without extension, in scripts/bench (`.ts`, run by Deno) or dist/scripts/bench (`.js`). */
+  /**
+   * The file name without extension: in dist/scripts/bench (`.js`) when {@linkcode ServerSpec.build}, else in
+   * scripts/bench (`.ts`, run by Deno).
+   */
   file: string;
+  /** The server runs the compiled build, as the npm package ships it (every Node server). */
+  build: boolean;
   args: string[];
   /** Its replies are toolwire envelopes (toolwire itself, or the bare loop answering the same bytes). */
   envelope: boolean;
@@ -114,7 +124,7 @@ export interface ServerSpec {
 
 /** The servers: each runs in both eras unless its last column says otherwise. */
 // deno-fmt-ignore
-const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: Runtime, file: string, args: string[], eras?: Era[]]> = [
+const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: RowRuntime, file: string, args: string[], eras?: Era[]]> = [
   ["bare",               "bare JSON loop",                         "bare",     "node", "echo_bare",      []],
   ["bare-envelope",      "bare loop, toolwire-sized reply",        "bare",     "node", "echo_bare",      ["--envelope"]],
   ["toolwire",           "toolwire mcp serve",                     "toolwire", "node", "echo_toolwire",  ["mcp", "serve"]],
@@ -123,12 +133,14 @@ const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: Runti
   ["bare-deno",          "bare JSON loop (Deno)",                  "bare",     "deno", "echo_bare_deno", []],
   ["bare-envelope-deno", "bare loop, toolwire-sized reply (Deno)", "bare",     "deno", "echo_bare_deno", ["--envelope"]],
   ["toolwire-deno",      "toolwire mcp serve (Deno)",              "toolwire", "deno", "echo_toolwire",  ["mcp", "serve"]],
+  ["toolwire-deno-npm",  "toolwire mcp serve (Deno, npm build)",   "toolwire", "deno-npm", "echo_toolwire", ["mcp", "serve"]],
 ];
 /** The same echo tool from the `--toolwire-dir` checkout. */
 // deno-fmt-ignore
 const OTHER_BUILD_ROWS: typeof SERVER_ROWS = [
   ["toolwire-b",         "toolwire mcp serve, --toolwire-dir",        "toolwire", "node", "echo_toolwire", ["mcp", "serve"]],
   ["toolwire-b-deno",    "toolwire mcp serve, --toolwire-dir (Deno)", "toolwire", "deno", "echo_toolwire", ["mcp", "serve"]],
+  ["toolwire-b-deno-npm", "toolwire mcp serve, --toolwire-dir (Deno, npm build)", "toolwire", "deno-npm", "echo_toolwire", ["mcp", "serve"]],
 ];
 
 /** Every server in each of its eras. */
@@ -141,8 +153,9 @@ export const SERVERS: ServerSpec[] = [
     label,
     kind,
     era,
-    runtime,
+    runtime: runtime === "deno-npm" ? "deno" : runtime,
     file,
+    build: runtime !== "deno",
     args,
     envelope: kind === "toolwire" || args.includes("--envelope"),
     ...(root === undefined ? {} : { root }),
@@ -297,6 +310,13 @@ const ERA_RATIOS: Array<[what: string, of: string, over: string, metric: Metric 
   ["toolwire {era} Deno / Node: peak RSS with 8 MiB calls",                "toolwire-deno", "toolwire",           "rssBig",         1.2],
   ["toolwire {era} Deno / Node: short session wall time",                  "toolwire-deno", "toolwire",           "session",        1],
   ["bare {era} Deno / Node: short session wall time",                      "bare-deno",     "bare",               "session"],
+  // The npm build on Deno: one file to load instead of ~100 TypeScript modules (docs/performance.md#deno).
+  ["toolwire {era} Deno, npm build / sources: startup (first response)",   "toolwire-deno-npm", "toolwire-deno", "startup"],
+  ["toolwire {era} Deno, npm build / sources: startup CPU",                "toolwire-deno-npm", "toolwire-deno", "startupCpu"],
+  ["toolwire {era} Deno, npm build / sources: short session CPU",          "toolwire-deno-npm", "toolwire-deno", "sessionCpu"],
+  ["toolwire {era} Deno, npm build / bare Deno: startup (first response)", "toolwire-deno-npm", "bare-deno",     "startup"],
+  ["toolwire {era} Deno, npm build / bare Deno: sequential CPU per request", "toolwire-deno-npm", "bare-deno",   "sequential"],
+  ["toolwire {era} Deno, npm build / Node: sequential CPU per request",    "toolwire-deno-npm", "toolwire",      "sequential"],
 ];
 
 function ratioSpec(
@@ -342,6 +362,12 @@ const OTHER_BUILD_RATIOS: typeof ERA_RATIOS = [
     .flatMap((metric): typeof ERA_RATIOS => [
       [`toolwire {era} / toolwire-b: ${metric}`, "toolwire", "toolwire-b", metric],
       [`toolwire {era} Deno / toolwire-b Deno: ${metric}`, "toolwire-deno", "toolwire-b-deno", metric],
+      [
+        `toolwire {era} Deno npm / toolwire-b Deno npm: ${metric}`,
+        "toolwire-deno-npm",
+        "toolwire-b-deno-npm",
+        metric,
+      ],
     ]),
 ];
 

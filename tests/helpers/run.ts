@@ -17,6 +17,9 @@ const deno = (globalThis as { Deno?: DenoGlobal }).Deno;
 /** Which runtime runs the tests, and so which runtime runs the spawned programs. */
 export const RUNTIME: "deno" | "node" = deno ? "deno" : "node";
 
+/** The Deno binary that runs the tests; undefined under Node. */
+export const DENO_PATH: string | undefined = deno?.execPath();
+
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

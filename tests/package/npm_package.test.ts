@@ -7,11 +7,11 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { onlyEnvelope, ROOT, run, RUNTIME, tempDir } from "../helpers/run.ts";
+import { DENO_PATH, onlyEnvelope, ROOT, run, RUNTIME, tempDir } from "../helpers/run.ts";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
-// npm packages are for Node: the installed package runs on Node whichever runtime runs this test — the Node
-// that runs it, or under Deno the one on PATH.
+// The installed package runs on Node whichever runtime runs this test — the Node that runs it, or under Deno
+// the one on PATH — and under Deno also on Deno, as `npm:toolwire`.
 const NODE = RUNTIME === "node" ? process.execPath : "node";
 
 describe("the npm package", { timeout: 180_000 }, () => {
@@ -391,4 +391,79 @@ describe("the npm package", { timeout: 180_000 }, () => {
       "serve",
     ]);
   });
+  it(
+    "runs on Deno as npm:toolwire with no permission: a command, mcp serve in both eras, built-ins that load a chunk",
+    { skip: RUNTIME === "deno" ? false : "Deno runs the build in the Deno half of the suite" },
+    async () => {
+      // A Deno tool that imports the npm build loads one file where the JSR sources are ~100 modules
+      // (docs/performance.md#deno): the README offers it, so it must work as the sources do.
+      writeFileSync(
+        join(project, "deno_tool.ts"),
+        [
+          'import { createTool } from "toolwire";',
+          'const tool = createTool({ name: "dtool", version: "1.0.0", description: "Greets on Deno" });',
+          'tool.command("greet", { description: "Greet someone", danger_level: "safe", required_scopes: [],',
+          '  flags: { name: { type: "string", required: true, description: "Who" } },',
+          '  exit_codes: { "0": { name: "SUCCESS", description: "Greeted", retryable: false, side_effects: "none" } },',
+          '  run: (ctx) => ({ greeting: `hello ${ctx.flags.name}`, deno: typeof Deno === "object" }) });',
+          "await tool.main();",
+        ].join("\n"),
+      );
+      const tool = [DENO_PATH!, "run", "--quiet", join(project, "deno_tool.ts")];
+      const greet = await run([...tool, "greet", "--name", "ada"], { cwd: project });
+      assert.equal(greet.code, 0, greet.stderr);
+      assert.deepEqual(onlyEnvelope(greet.stdout).data, { greeting: "hello ada", deno: true });
+      assert.equal(greet.stderr, "");
+
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+      };
+      const call = (id: number, extra: object) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "greet", arguments: { name: `caller ${id}` }, ...extra },
+      });
+      const sessions = {
+        legacy: [
+          {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {} },
+          },
+          { jsonrpc: "2.0", method: "notifications/initialized" },
+          call(2, {}),
+        ],
+        modern: [
+          { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+          call(2, { _meta: meta }),
+        ],
+      };
+      for (const [era, messages] of Object.entries(sessions)) {
+        const stdin = messages.map((message) => `${JSON.stringify(message)}\n`).join("");
+        const serve = await run([...tool, "mcp", "serve"], { cwd: project, stdin });
+        assert.equal(serve.code, 0, `${era}: ${serve.stderr}`);
+        const answers = serve.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        assert.deepEqual(answers.map((answer) => answer.id), [1, 2], era);
+        assert.equal(answers[1].result.structuredContent.data.greeting, "hello caller 2", era);
+      }
+
+      const completions = await run([...tool, "completions", "bash"], { cwd: project });
+      assert.equal(completions.code, 0, completions.stderr);
+      assert.match(completions.stdout, /^# bash completion for dtool/);
+      const install = await run([...tool, "mcp", "install", "--client", "cursor", "--print"], {
+        cwd: project,
+      });
+      assert.equal(install.code, 0, install.stderr);
+      assert.deepEqual(onlyEnvelope(install.stdout).data.snippet.mcpServers.dtool.args, [
+        "run",
+        join(project, "deno_tool.ts"),
+        "mcp",
+        "serve",
+      ]);
+    },
+  );
 });
