@@ -25,7 +25,7 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The command line that runs a TypeScript entry point of this repository on the test's runtime. */
 export function programArgv(entry: string): string[] {
-  if (deno) return [deno.execPath(), "run", "-A", "--quiet", join(ROOT, entry)];
+  if (DENO_PATH !== undefined) return [DENO_PATH, "run", "-A", "--quiet", join(ROOT, entry)];
   return [process.execPath, join(ROOT, "dist", entry.replace(/\.ts$/, ".js"))];
 }
 
