@@ -78,6 +78,10 @@ const LAUNCHER_INPUTS = [
   "lib/runtime/node_process.ts",
   "lib/runtime/deno_api.ts",
 ];
+/** Each entry that deno.json exports, as built, and the source that types it. */
+const TYPED = new Map(
+  [...LIBRARY, BINARY].map((entry) => [join(root, "dist", entry.replace(/\.ts$/, ".js")), join(root, entry)]),
+);
 const CHUNK = "dist/chunks/toolwire.js";
 const REST = "dist/chunks/toolwire_rest.js";
 const LAZY_CHUNK = "dist/chunks/toolwire_lazy.js";
@@ -288,12 +292,33 @@ if (launcherInputs.length > 0) {
 
 for (const file of [...chunks.outputFiles, ...entries.outputFiles, ...launcher.outputFiles]) {
   await mkdir(dirname(file.path), { recursive: true });
-  await writeFile(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text));
+  await writeFile(
+    file.path,
+    withTypes(file.path, file.path.endsWith(".map") ? file.text : asciiOnly(file.text)),
+  );
 }
 
 // What a tool runs at every start, compiled with the first chunk (scripts/eager_start.mjs): measured on the
 // README's example, which tsc has emitted beside the bundles.
 eagerStart(join(root, CHUNK), join(root, "dist", "examples", "notes", "main.js"));
+
+/**
+ * JSR serves these same entries (deno.json `exports`), and Deno takes an entry's types from the TypeScript
+ * source it was built from, named in a leading `@ts-self-types` comment (after the binary's `#!` line). Node,
+ * TypeScript and Deno's npm resolution ignore the comment: the npm package is typed by its .d.ts files. The
+ * entry's source map gets an empty first line to match.
+ */
+function withTypes(path, text) {
+  const source = TYPED.get(path.replace(/\.map$/, ""));
+  if (source === undefined) return text;
+  if (path.endsWith(".map")) {
+    const map = JSON.parse(text);
+    return JSON.stringify({ ...map, mappings: `;${map.mappings}` });
+  }
+  const shebang = text.startsWith("#!") ? text.slice(0, text.indexOf("\n") + 1) : "";
+  const comment = `/* @ts-self-types="${relative(dirname(path), source)}" */\n`;
+  return shebang + comment + text.slice(shebang.length);
+}
 
 /**
  * esbuild escapes non-ASCII characters in strings but keeps them in the comments it preserves, and one such

@@ -224,6 +224,11 @@ results.push(
     "tsconfig.check.json",
   ]).ok,
 );
+// Built first: the package's entry points (the name `@toolwire/toolwire` in the doc examples) are the build.
+results.push(
+  step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]).ok,
+);
+results.push(step("bundle", process.execPath, [join(root, "scripts/bundle.mjs")]).ok);
 results.push(step("deno check", deno, ["check", "--quiet", "mod.ts", "cmd/", "examples/", "tests/"]).ok);
 // Every documentation example compiles: each @example block of the sources, each TypeScript block of the
 // docs (a directory argument finds no Markdown, so they are listed). The README's one program imports the
@@ -241,10 +246,6 @@ results.push(
     ...docs.map((name) => join("docs", name)),
   ]).ok,
 );
-results.push(
-  step("build", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]).ok,
-);
-results.push(step("bundle", process.execPath, [join(root, "scripts/bundle.mjs")]).ok);
 // The Python MCP SDK for the interop test: made once in .venv-interop/, skipped (and so is the test) without python3.
 if (files.some((file) => file.startsWith(join("tests", "interop")))) {
   results.push(

@@ -1,8 +1,8 @@
 /**
  * What the library and tools call of the file lock: {@linkcode withFileLock} and its timeout error. The lock
- * itself (file_lock.ts) is loaded on its first use: most runs of most tools take no lock, and on npm it
+ * itself (file_lock.ts) is loaded on its first use: most runs of most tools take no lock, and in the build it
  * sits in a chunk of its own, which a tool's start then neither loads nor parses
- * (docs/architecture.md#the-npm-bundle).
+ * (docs/architecture.md#the-bundle).
  * @module
  */
 import type { FileLockOptions, FileLockState } from "./file_lock_types.ts";

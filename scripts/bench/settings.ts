@@ -96,10 +96,10 @@ export type Era = "modern" | "legacy";
 export type Kind = "bare" | "toolwire" | "sdk-v2" | "sdk-v1";
 export type Runtime = "node" | "deno";
 /**
- * What a server's runtime loads: on Node always the compiled build; on Deno the TypeScript sources (what JSR
- * gives a tool) or, with `deno-npm`, the compiled build (what `npm:toolwire` gives it).
+ * What a server's runtime loads: the compiled build, which npm and JSR ship, or on Deno with `deno-src` the
+ * TypeScript sources (a tool run from a checkout).
  */
-type RowRuntime = Runtime | "deno-npm";
+type RowRuntime = Runtime | "deno-src";
 
 /** One server under test. */
 export interface ServerSpec {
@@ -113,7 +113,7 @@ export interface ServerSpec {
    * scripts/bench (`.ts`, run by Deno).
    */
   file: string;
-  /** The server runs the compiled build, as the npm package ships it (every Node server). */
+  /** The server runs the compiled build, as the packages ship it (every server but the `-src` ones). */
   build: boolean;
   args: string[];
   /** Its replies are toolwire envelopes (toolwire itself, or the bare loop answering the same bytes). */
@@ -133,14 +133,14 @@ const SERVER_ROWS: Array<[key: string, label: string, kind: Kind, runtime: RowRu
   ["bare-deno",          "bare JSON loop (Deno)",                  "bare",     "deno", "echo_bare_deno", []],
   ["bare-envelope-deno", "bare loop, toolwire-sized reply (Deno)", "bare",     "deno", "echo_bare_deno", ["--envelope"]],
   ["toolwire-deno",      "toolwire mcp serve (Deno)",              "toolwire", "deno", "echo_toolwire",  ["mcp", "serve"]],
-  ["toolwire-deno-npm",  "toolwire mcp serve (Deno, npm build)",   "toolwire", "deno-npm", "echo_toolwire", ["mcp", "serve"]],
+  ["toolwire-deno-src",  "toolwire mcp serve (Deno, the sources)", "toolwire", "deno-src", "echo_toolwire", ["mcp", "serve"]],
 ];
 /** The same echo tool from the `--toolwire-dir` checkout. */
 // deno-fmt-ignore
 const OTHER_BUILD_ROWS: typeof SERVER_ROWS = [
   ["toolwire-b",         "toolwire mcp serve, --toolwire-dir",        "toolwire", "node", "echo_toolwire", ["mcp", "serve"]],
   ["toolwire-b-deno",    "toolwire mcp serve, --toolwire-dir (Deno)", "toolwire", "deno", "echo_toolwire", ["mcp", "serve"]],
-  ["toolwire-b-deno-npm", "toolwire mcp serve, --toolwire-dir (Deno, npm build)", "toolwire", "deno-npm", "echo_toolwire", ["mcp", "serve"]],
+  ["toolwire-b-deno-src", "toolwire mcp serve, --toolwire-dir (Deno, the sources)", "toolwire", "deno-src", "echo_toolwire", ["mcp", "serve"]],
 ];
 
 /** Every server in each of its eras. */
@@ -153,9 +153,9 @@ export const SERVERS: ServerSpec[] = [
     label,
     kind,
     era,
-    runtime: runtime === "deno-npm" ? "deno" : runtime,
+    runtime: runtime === "deno-src" ? "deno" : runtime,
     file,
-    build: runtime !== "deno",
+    build: runtime !== "deno-src",
     args,
     envelope: kind === "toolwire" || args.includes("--envelope"),
     ...(root === undefined ? {} : { root }),
@@ -310,13 +310,11 @@ const ERA_RATIOS: Array<[what: string, of: string, over: string, metric: Metric 
   ["toolwire {era} Deno / Node: peak RSS with 8 MiB calls",                "toolwire-deno", "toolwire",           "rssBig",         1.2],
   ["toolwire {era} Deno / Node: short session wall time",                  "toolwire-deno", "toolwire",           "session",        1],
   ["bare {era} Deno / Node: short session wall time",                      "bare-deno",     "bare",               "session"],
-  // The npm build on Deno: one file to load instead of ~100 TypeScript modules (docs/performance.md#deno).
-  ["toolwire {era} Deno, npm build / sources: startup (first response)",   "toolwire-deno-npm", "toolwire-deno", "startup"],
-  ["toolwire {era} Deno, npm build / sources: startup CPU",                "toolwire-deno-npm", "toolwire-deno", "startupCpu"],
-  ["toolwire {era} Deno, npm build / sources: short session CPU",          "toolwire-deno-npm", "toolwire-deno", "sessionCpu"],
-  ["toolwire {era} Deno, npm build / bare Deno: startup (first response)", "toolwire-deno-npm", "bare-deno",     "startup"],
-  ["toolwire {era} Deno, npm build / bare Deno: sequential CPU per request", "toolwire-deno-npm", "bare-deno",   "sequential"],
-  ["toolwire {era} Deno, npm build / Node: sequential CPU per request",    "toolwire-deno-npm", "toolwire",      "sequential"],
+  // The build on Deno loads a few files where the sources are ~100 TypeScript modules (docs/performance.md#deno).
+  ["toolwire {era} Deno / Deno sources: startup (first response)",         "toolwire-deno", "toolwire-deno-src", "startup"],
+  ["toolwire {era} Deno / Deno sources: startup CPU",                      "toolwire-deno", "toolwire-deno-src", "startupCpu"],
+  ["toolwire {era} Deno / Deno sources: short session CPU",                "toolwire-deno", "toolwire-deno-src", "sessionCpu"],
+  ["toolwire {era} Deno sources / bare Deno: startup (first response)",    "toolwire-deno-src", "bare-deno",     "startup"],
 ];
 
 function ratioSpec(
@@ -362,10 +360,18 @@ const OTHER_BUILD_RATIOS: typeof ERA_RATIOS = [
     .flatMap((metric): typeof ERA_RATIOS => [
       [`toolwire {era} / toolwire-b: ${metric}`, "toolwire", "toolwire-b", metric],
       [`toolwire {era} Deno / toolwire-b Deno: ${metric}`, "toolwire-deno", "toolwire-b-deno", metric],
+      // A checkout whose JSR package served its sources (every one before the build was published there):
+      // what a JSR user's tool gets now over what it got then.
       [
-        `toolwire {era} Deno npm / toolwire-b Deno npm: ${metric}`,
-        "toolwire-deno-npm",
-        "toolwire-b-deno-npm",
+        `toolwire {era} Deno / toolwire-b Deno sources: ${metric}`,
+        "toolwire-deno",
+        "toolwire-b-deno-src",
+        metric,
+      ],
+      [
+        `toolwire {era} Deno sources / toolwire-b Deno sources: ${metric}`,
+        "toolwire-deno-src",
+        "toolwire-b-deno-src",
         metric,
       ],
     ]),

@@ -1,6 +1,6 @@
 /**
- * Spawning real programs from tests, the same way on Node and Deno. Under Node the compiled `dist/` build is
- * spawned (what npm users run); under Deno the TypeScript source (what JSR users run).
+ * Spawning real programs from tests, the same way on Node and Deno: the compiled `dist/` build, which is what
+ * npm and JSR users run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,10 +23,13 @@ export const DENO_PATH: string | undefined = deno?.execPath();
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The command line that runs a TypeScript entry point of this repository on the test's runtime. */
+/**
+ * The command line that runs an entry point of this repository (named by its TypeScript source) on the
+ * test's runtime: its compiled build in `dist/`, which both packages ship.
+ */
 export function programArgv(entry: string): string[] {
-  if (DENO_PATH !== undefined) return [DENO_PATH, "run", "-A", "--quiet", join(ROOT, entry)];
-  return [process.execPath, join(ROOT, "dist", entry.replace(/\.ts$/, ".js"))];
+  const built = join(ROOT, "dist", entry.replace(/\.ts$/, ".js"));
+  return DENO_PATH === undefined ? [process.execPath, built] : [DENO_PATH, "run", "-A", "--quiet", built];
 }
 
 /** The `notes` example. */

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { entryPoints } from "../helpers/entry_points.ts";
 import { ROOT } from "../helpers/run.ts";
 
 const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "lib/bridge", "cmd"];
@@ -16,12 +17,9 @@ const COMMAND_ROOMS = ["contract", "input", "run", "mcp", "cli", "builtins", "to
 /** The longest a module of the library may be. */
 const MAX_MODULE_LINES = 400;
 
-/** The package's entry points (deno.json `exports`), as paths from the root. */
-function entryPoints(): string[] {
-  const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
-    exports: Record<string, string>;
-  };
-  return Object.values(exports).map((path) => relative(".", path));
+/** The sources of the package's entry points, as paths from the root. */
+function entrySources(): string[] {
+  return entryPoints().map((entry) => join(entry.source));
 }
 
 function sources(dir: string): string[] {
@@ -138,7 +136,7 @@ describe("source layers", () => {
   it("the library's own modules import other modules, never a package entry point", () => {
     // On npm an entry point is a facade over the shared chunk: a module of dist/lib reaching it would mix
     // that chunk with dist/lib's per-file copies of the same modules.
-    const entries = new Set(entryPoints().filter((path) => path.startsWith(`lib${sep}`)));
+    const entries = new Set(entrySources().filter((path) => path.startsWith(`lib${sep}`)));
     const reaches = sources("lib").flatMap((file) =>
       localImports(file).filter((target) => entries.has(target) && target !== file)
         .map((target) => `${file} imports ${target}`)
@@ -149,7 +147,7 @@ describe("source layers", () => {
   it("cmd/ imports the library only through its entry points, lib/bridge/mod.ts and the compile cache", () => {
     // The binary's entry turns on the compile cache before it loads anything else of the library.
     const allowed = new Set([
-      ...entryPoints(),
+      ...entrySources(),
       join("lib", "bridge", "mod.ts"),
       join("lib", "runtime", "compile_cache.ts"),
     ]);

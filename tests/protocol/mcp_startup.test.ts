@@ -5,8 +5,8 @@
 // the globals that load it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { entryPoints } from "../helpers/entry_points.ts";
 import { lastLine, programArgv, ROOT, run, RUNTIME } from "../helpers/run.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
@@ -42,11 +42,9 @@ describe("mcp serve startup on Node", { skip: RUNTIME !== "node" ? "Node only" :
 describe("mcp serve startup on Deno", { skip: RUNTIME !== "deno" ? "Deno only" : false }, () => {
   it("imports no Node built-in for its code, from any module of any entry point", async () => {
     const [denoBin] = LAZY;
-    const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
-      exports: Record<string, string>;
-    };
-    const entries = Object.values(exports);
-    assert.ok(entries.includes("./mod.ts"), "the entry points were read");
+    // Each built entry (what the packages serve) and its source (what a checkout runs).
+    const entries = entryPoints().flatMap((entry) => [entry.built, entry.source]);
+    assert.ok(entries.includes("dist/mod.js") && entries.includes("mod.ts"), "the entry points were read");
     for (const entry of entries) {
       const result = await run([denoBin!, "info", "--json", join(ROOT, entry)]);
       assert.equal(result.code, 0, result.stderr);

@@ -67,7 +67,7 @@ function completionsDefinition(
         );
       }
       // Loaded here, not at startup: every other invocation of every tool would compile the script writers
-      // for nothing (on npm they sit in the second chunk, docs/architecture.md#the-npm-bundle).
+      // for nothing (in the build they sit in the second chunk, docs/architecture.md#the-bundle).
       const { completionScript } = await import("./completions/completion_script.ts");
       const script = completionScript(
         shell as CompletionShell,

@@ -22,7 +22,7 @@ export async function installMcpServer(
   target: ServeTarget,
 ): Promise<Record<string, unknown>> {
   // The work is loaded on first use: no other invocation of any tool needs it, and it is the largest
-  // built-in (on npm it sits in the second chunk, docs/architecture.md#the-npm-bundle).
+  // built-in (in the build it sits in the second chunk, docs/architecture.md#the-bundle).
   const { installServer } = await import("./mcp_install/install_server.ts");
   return await installServer(ctx, target);
 }
