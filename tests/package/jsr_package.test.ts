@@ -8,15 +8,14 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { entryPoints } from "../helpers/entry_points.ts";
 import { NOTES, onlyEnvelope, ROOT, run, tempDir } from "../helpers/run.ts";
 
 const denoGlobal = (globalThis as { Deno?: { execPath(): string } }).Deno;
 const DENO = denoGlobal?.execPath() ?? join(ROOT, "node_modules", "deno", "deno");
 /** The permissions the README documents for the binary. */
 const BINARY_PERMISSIONS = ["--allow-run", "--allow-read", "--allow-env"];
-const CONFIG = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as {
-  exports: Record<string, string>;
-};
+const ENTRIES = new Map(entryPoints().map((entry) => [entry.name, entry.built]));
 
 /** The source a built entry names in its leading `@ts-self-types` comment, relative to the root. */
 function typesOf(entry: string): string | undefined {
@@ -35,7 +34,7 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
       "./framing": "lib/framing/mod.ts",
       "./cli": "cmd/toolwire.ts",
     };
-    assert.deepEqual(Object.keys(CONFIG.exports).sort(), Object.keys(sources).sort());
+    assert.deepEqual([...ENTRIES.keys()].sort(), Object.keys(sources).sort());
     const listing = spawnSync(DENO, ["publish", "--dry-run", "--allow-dirty"], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1" },
@@ -48,7 +47,7 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
         .map((match) => match[1]!),
     );
     for (const [name, source] of Object.entries(sources)) {
-      const entry = CONFIG.exports[name]!.replace(/^\.\//, "");
+      const entry = ENTRIES.get(name)!;
       assert.equal(entry, join("dist", source.replace(/\.ts$/, ".js")), `${name} is the build of ${source}`);
       assert.equal(typesOf(entry), source, `${name} is typed by ${source}`);
       const graph = JSON.parse(
@@ -135,7 +134,7 @@ describe("the JSR package", { skip: existsSync(DENO) ? false : "no Deno binary",
         "--name",
         "toolwire",
         ...BINARY_PERMISSIONS,
-        join(ROOT, CONFIG.exports["./cli"]!),
+        join(ROOT, ENTRIES.get("./cli")!),
       ], {
         stdio: "pipe",
       });
