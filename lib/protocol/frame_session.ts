@@ -80,8 +80,9 @@ export interface FrameSessionOptions<F> {
  * declare const channel: ByteChannel;
  * // An echo server: every line goes back as it came, each in a slot of its own.
  * const session = new FrameSession<LineFrame, never, never>(channel, { name: "echo", splitter: new LineSplitter() });
+ * const echo = (bytes: Uint8Array) => (_scope: unknown, done: () => void) => void session.send(bytes).then(done);
  * await session.run((frame) =>
- *   frame.kind === "line" ? session.requests.start(undefined, () => session.send(frame.bytes.slice())) : undefined
+ *   frame.kind === "line" ? session.requests.start(undefined, echo(frame.bytes.slice())) : undefined
  * );
  * ```
  */

@@ -15,10 +15,10 @@ import { SlotPool } from "./slot_pool.ts";
  * declare function respond(id: number, body: object): Promise<void>;
  *
  * const requests = new InFlight<number>(64);
- * const waiting = requests.start(7, async (scope) => {
+ * const waiting = requests.start(7, whenSettled(async (scope) => {
  *   const body = await threads(scope.signal);
  *   if (requests.claim(7)) await respond(7, body);
- * });
+ * }));
  * if (waiting !== undefined) await waiting; // the bound was reached: read nothing more until a slot is free
  * ```
  */
@@ -50,10 +50,10 @@ export class InFlight<K> {
   /**
    * Runs `work` in a slot: at once (returns `undefined`), or once a slot is free (returns a promise that
    * resolves when the work has started — the caller reads nothing more meanwhile). The slot is held until
-   * the promise `work` returns settles. A request with a key can be claimed or cancelled by that key;
+   * the work calls `done` (or throws). A request with a key can be claimed or cancelled by that key;
    * without one (an answer to a malformed message), it is answered by its work alone.
    */
-  start(key: K | undefined, work: (scope: CancelScope) => Promise<void> | void): Promise<void> | undefined {
+  start(key: K | undefined, work: InFlightWork): Promise<void> | undefined {
     const scope = new CancelScope();
     if (key !== undefined) this.#open.set(key, scope);
     this.#owed++;
@@ -109,15 +109,18 @@ export class InFlight<K> {
     return new Promise<void>((resolve) => (this.#settled = resolve));
   }
 
-  #run(key: K | undefined, scope: CancelScope, work: (scope: CancelScope) => Promise<void> | void): void {
-    let done: Promise<void> | void;
+  #run(key: K | undefined, scope: CancelScope, work: InFlightWork): void {
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      this.#finish(key, scope);
+    };
     try {
-      done = work(scope);
+      work(scope, done);
     } catch {
-      done = undefined;
+      done();
     }
-    if (done === undefined) return this.#finish(key, scope);
-    done.then(() => this.#finish(key, scope), () => this.#finish(key, scope));
   }
 
   #finish(key: K | undefined, scope: CancelScope): void {
@@ -131,4 +134,34 @@ export class InFlight<K> {
     this.#owed += change;
     if (this.#owed === 0) this.#settled?.();
   }
+}
+
+/**
+ * A request's work in an {@linkcode InFlight} slot: it calls `done` once, when its handler has finished and
+ * its answer is written. A callback rather than a returned promise, so that an answer written from a
+ * promise's reaction frees its slot from the write's own reaction (docs/performance.md#rules-for-the-per-call-path).
+ *
+ * @example
+ * ```ts
+ * declare function respond(body: object): Promise<void>;
+ *
+ * const work: InFlightWork = (_scope, done) => void respond({ ok: true }).then(done, done);
+ * ```
+ */
+export type InFlightWork = (scope: CancelScope, done: () => void) => void;
+
+/**
+ * Work that is done once the promise `work` returns settles: the form for a handler written as an async
+ * function.
+ *
+ * @example
+ * ```ts
+ * declare const requests: InFlight<number>;
+ * declare function answer(id: number, signal: AbortSignal): Promise<void>;
+ *
+ * requests.start(7, whenSettled((scope) => answer(7, scope.signal)));
+ * ```
+ */
+export function whenSettled(work: (scope: CancelScope) => Promise<unknown>): InFlightWork {
+  return (scope, done) => void work(scope).then(done, done);
 }

@@ -2,7 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SlotPool } from "../../lib/protocol/slot_pool.ts";
-import { InFlight } from "../../lib/protocol/in_flight.ts";
+import { InFlight, whenSettled } from "../../lib/protocol/in_flight.ts";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -51,10 +51,13 @@ describe("InFlight", () => {
       await new Promise<void>((resolve) => releases.push(resolve));
       running--;
     };
-    assert.equal(inFlight.start(1, work), undefined);
-    assert.equal(inFlight.start(2, work), undefined);
+    assert.equal(inFlight.start(1, whenSettled(work)), undefined);
+    assert.equal(inFlight.start(2, whenSettled(work)), undefined);
     let third = false;
-    const waiting = inFlight.start(3, () => void (third = true))!;
+    const waiting = inFlight.start(3, (_scope, done) => {
+      third = true;
+      done();
+    })!;
     assert.ok(waiting instanceof Promise, "the third request waits for a slot");
     assert.equal(inFlight.cancel(1, new Error("cancelled")), true);
     await tick();
@@ -67,10 +70,29 @@ describe("InFlight", () => {
     await inFlight.answered();
   });
 
+  it("gives a slot back once per request: done called twice, a work that throws, a promise that rejects", async () => {
+    const inFlight = new InFlight<number>(1);
+    let twice!: () => void;
+    inFlight.start(1, (_scope, done) => (twice = done));
+    const second = inFlight.start(2, () => {
+      throw new Error("a handler's bug");
+    })!;
+    assert.ok(second instanceof Promise, "the bound is one");
+    twice();
+    twice();
+    await second;
+    const third = inFlight.start(3, whenSettled(() => Promise.reject(new Error("failed"))));
+    assert.equal(third, undefined, "the throwing work gave its slot back");
+    const fourth = inFlight.start(4, () => {})!;
+    assert.ok(fourth instanceof Promise, "a second done gave no slot back: the rejected one still holds it");
+    await fourth;
+    assert.equal(inFlight.idle, false, "the fourth never called done");
+  });
+
   it("answers each request once: a claim after a cancel loses, and a cancel after a claim does nothing", () => {
     const inFlight = new InFlight<string>(4);
-    inFlight.start("a", () => new Promise(() => {}));
-    inFlight.start("b", () => new Promise(() => {}));
+    inFlight.start("a", () => {});
+    inFlight.start("b", () => {});
     assert.equal(inFlight.cancel("a", new Error("x")), true);
     assert.equal(inFlight.claim("a"), false);
     assert.equal(inFlight.claim("b"), true);
@@ -80,8 +102,8 @@ describe("InFlight", () => {
   it("answered() waits for work and owed answers, not for cancelled requests", async () => {
     const inFlight = new InFlight<number>(4);
     let finish!: () => void;
-    inFlight.start(1, () => new Promise<void>((resolve) => (finish = resolve)));
-    inFlight.start(2, () => new Promise(() => {}));
+    inFlight.start(1, (_scope, done) => (finish = done));
+    inFlight.start(2, () => {});
     inFlight.cancel(2, new Error("gone"));
     const settle = inFlight.owe();
     let done = false;
@@ -97,14 +119,12 @@ describe("InFlight", () => {
   it("abortAll aborts the unclaimed requests' scopes, which may still answer", async () => {
     const inFlight = new InFlight<number>(4);
     const reasons: unknown[] = [];
-    inFlight.start(1, (scope) =>
-      new Promise<void>((resolve) =>
-        scope.addEventListener("abort", () => {
-          reasons.push(scope.reason);
-          assert.equal(inFlight.claim(1), true);
-          resolve();
-        })
-      ));
+    inFlight.start(1, (scope, done) =>
+      scope.addEventListener("abort", () => {
+        reasons.push(scope.reason);
+        assert.equal(inFlight.claim(1), true);
+        done();
+      }));
     inFlight.abortAll("shutting down");
     await inFlight.answered();
     assert.deepEqual(reasons, ["shutting down"]);

@@ -27,6 +27,7 @@ import {
   type FrameOutcome,
   frameResponse,
 } from "../content_length_server.ts";
+import { whenSettled } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../peek_members.ts";
 import { decodeJson } from "../json_rpc.ts";
 
@@ -250,11 +251,14 @@ class DapServer {
     }
     const requests = this.#loop.requests;
     this.#commands.set(seq, command);
-    await requests.start(seq, async (scope) => {
-      const response = await settle(() => handler(request.args, this.#context(scope.signal)));
-      if (requests.claim(seq)) await this.#respond(seq, command, response);
-      this.#commands.delete(seq);
-    });
+    await requests.start(
+      seq,
+      whenSettled(async (scope) => {
+        const response = await settle(() => handler(request.args, this.#context(scope.signal)));
+        if (requests.claim(seq)) await this.#respond(seq, command, response);
+        this.#commands.delete(seq);
+      }),
+    );
     return undefined;
   }
 

@@ -28,6 +28,7 @@ import {
   type FrameOutcome,
   frameResponse,
 } from "../content_length_server.ts";
+import { whenSettled } from "../in_flight.ts";
 import { peekTopLevelMembers } from "../peek_members.ts";
 import {
   classifyMessage,
@@ -198,10 +199,13 @@ class LspServer {
         message: `Invalid request: id ${JSON.stringify(id)} belongs to a request still in progress`,
       });
     }
-    await requests.start(id, async (scope) => {
-      const response = await this.#settle(id, method, () => handler(params, this.#context(scope.signal)));
-      if (requests.claim(id)) await this.#respond(id, response);
-    });
+    await requests.start(
+      id,
+      whenSettled(async (scope) => {
+        const response = await this.#settle(id, method, () => handler(params, this.#context(scope.signal)));
+        if (requests.claim(id)) await this.#respond(id, response);
+      }),
+    );
   }
 
   async #initialize(id: JsonRpcId, params: unknown): Promise<void> {

@@ -197,18 +197,27 @@ class LineSession {
   ): Promise<void> | undefined {
     const requests = this.#frames.requests;
     if (requests.has(id)) return this.#answerNow(idInUse(id));
-    return requests.start(id, (scope) => {
+    return requests.start(id, (scope, done) => {
       // Cancelled, or the session stopped, while it waited for its slot: it never runs.
-      if (scope.aborted) return undefined;
+      if (scope.aborted) return done();
       const reply = this.#mcp.request(id, method, params, scope);
-      if (!(reply instanceof Promise)) return requests.claim(id) ? this.#write(reply) : undefined;
-      return reply.then((answer) => (requests.claim(id) ? this.#write(answer) : undefined));
+      if (reply instanceof Promise) void reply.then((answer) => this.#answer(id, answer, done), done);
+      else this.#answer(id, reply, done);
     });
+  }
+
+  /** Writes a request's answer unless it was cancelled first; `done` once it is written. */
+  #answer(id: JsonRpcId, reply: Reply, done: () => void): void {
+    try {
+      afterWrite(this.#frames.requests.claim(id) ? this.#write(reply) : undefined, done);
+    } catch {
+      done();
+    }
   }
 
   /** An answer that needs no handler (a malformed message): written in a slot of its own, like any answer. */
   #answerNow(reply: Reply): Promise<void> | undefined {
-    return this.#frames.requests.start(undefined, () => this.#write(reply));
+    return this.#frames.requests.start(undefined, (_scope, done) => afterWrite(this.#write(reply), done));
   }
 
   #cancel(params: Record<string, unknown> | undefined): void {
@@ -253,12 +262,12 @@ class LineSession {
           continue;
         }
         if (this.#frames.stopped) break;
-        const waiting = requests.start(id, (scope) => {
-          if (scope.aborted) return undefined;
+        const waiting = requests.start(id, (scope, done) => {
+          if (scope.aborted) return done();
           const answer = Promise.resolve(this.#mcp.request(id, message.method, message.params, scope))
             .then((reply) => (requests.claim(id) ? reply : null));
           replies.push(answer);
-          return answer.then(() => {});
+          void answer.then(done, done);
         });
         if (waiting !== undefined) await waiting;
       } else if (message.kind === "invalid" || message.kind === "batch") {
@@ -308,6 +317,15 @@ class LineSession {
       }
     });
   };
+}
+
+/**
+ * Calls `done` once a write is handed on, from the write's own reaction: returned from another promise's
+ * reaction instead, the write would cost that promise two reactions more to adopt it.
+ */
+function afterWrite(written: Promise<void> | undefined, done: () => void): void {
+  if (written === undefined) done();
+  else void written.then(done, done);
 }
 
 function isBlank(bytes: Uint8Array): boolean {
