@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { initialize } from "../helpers/mcp_wire.ts";
 import { WireSession } from "../helpers/mcp_wire.ts";
 import { changingCli } from "../helpers/changing_cli.ts";
-import { ROOT, tempDir } from "../helpers/run.ts";
+import { ROOT, tempDir, waitForOutput } from "../helpers/run.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
 
 function serverArgv(cli: string[], ...flags: string[]): string[] {
@@ -97,9 +97,11 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
         "manifest",
       ]);
       // "Bad Name" is no command path: the CLI fails to start, so it prints no manifest.
+      // The refusal is awaited, not slept for: on a loaded machine the look can take longer than any pause.
+      const refused = waitForOutput(s.child, "stderr", "new manifest was refused", 20_000);
       cli.set(["alpha", "Bad Name"]);
       cli.rewrite();
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await refused;
       const still = await s.request({ jsonrpc: "2.0", id: 2, method: "tools/list" });
       assert.deepEqual(still.result.tools.map((tool: { name: string }) => tool.name).sort(), [
         "alpha",
@@ -121,11 +123,12 @@ describe("live tool lists of a bridged CLI", { timeout: 60_000 }, () => {
       const cli = changingCli(dir.path, ["alpha"]);
       writeFileSync(join(dir.path, "hang-etag"), "");
       const s = new WireSession(serverArgv(cli.argv, "--call-timeout", "1"));
+      const stopped = waitForOutput(s.child, "stderr", "asking the CLI for its manifest timed out", 20_000);
       await s.request(initialize(0));
       // The first look is asked at once (the script was rewritten) and hangs; it is stopped after a second.
       cli.rewrite();
       await until(() => cli.starts().some((line) => line.includes("--etag")), "a look with --etag");
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await stopped;
       rmSync(join(dir.path, "hang-etag"));
       cli.set(["alpha", "beta"]);
       cli.rewrite();
