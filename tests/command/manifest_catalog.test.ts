@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import { createTool } from "../../mod.ts";
 import { ManifestCatalog } from "../../lib/command/mcp/manifest_catalog.ts";
 import type { CommandEntry } from "../../lib/command/contract/manifest.ts";
+import { makeEnvelope } from "../../lib/command/contract/envelope.ts";
+import { CancelScope } from "../../lib/protocol/cancel_scope.ts";
+import type { ToolCallContext } from "../../lib/protocol/mcp/tool_catalog.ts";
 
 function echoTool() {
   const tool = createTool({ name: "echo", version: "1.0.0", description: "Echo text" });
@@ -45,5 +48,39 @@ describe("ManifestCatalog", () => {
     assert.doesNotThrow(() =>
       new ManifestCatalog({ say: entry }, { readOnly: false }, () => Promise.reject())
     );
+  });
+
+  it("an executor may answer with the envelope itself (a synchronous handler's) or with a promise of it", async () => {
+    const commands = () => echoTool().registry.servableEntries();
+    const scope = new CancelScope();
+    const context: ToolCallContext = {
+      era: "modern",
+      clientCapabilities: {},
+      get signal() {
+        return scope.signal;
+      },
+      cancellation: scope,
+      caller: undefined,
+      progress: () => {},
+      log: () => {},
+    };
+    const said = (text: unknown, exitCode: number) =>
+      makeEnvelope({ exitCode, data: { text }, error: null, warnings: [], startedAt: 0, meta: {} });
+    const outcomes = [];
+    for (const answer of [said, (text: unknown, exitCode: number) => Promise.resolve(said(text, exitCode))]) {
+      const catalog = new ManifestCatalog(
+        commands,
+        { readOnly: false },
+        (call) => answer(call.flags.text, call.flags.text === "no" ? 1 : 0),
+      );
+      for (const text of ["hi", "no"]) {
+        const outcome = await catalog.call({ name: "say", arguments: { text } }, context);
+        assert.equal(outcome.kind, "json_result");
+        const { json, isError } = (outcome as { result: { json: string; isError: boolean } }).result;
+        outcomes.push({ data: JSON.parse(json).data, isError });
+      }
+    }
+    const expected = [{ data: { text: "hi" }, isError: false }, { data: { text: "no" }, isError: true }];
+    assert.deepEqual(outcomes, [...expected, ...expected]);
   });
 });

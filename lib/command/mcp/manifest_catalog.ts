@@ -42,8 +42,11 @@ export interface ValidatedCall {
   context: ToolCallContext;
 }
 
-/** Runs one validated call to exactly one envelope: in-process, or as a child process. */
-export type CallExecutor = (call: ValidatedCall) => Promise<ResponseEnvelope>;
+/**
+ * Runs one validated call to exactly one envelope: in-process, or as a child process. An envelope ready at
+ * once (a synchronous handler's) is returned as it is, which saves the call a promise and its reaction.
+ */
+export type CallExecutor = (call: ValidatedCall) => ResponseEnvelope | Promise<ResponseEnvelope>;
 
 /** Options of a {@linkcode ManifestCatalog}. */
 export interface ManifestCatalogOptions {
@@ -181,14 +184,16 @@ export class ManifestCatalog implements ToolCatalog {
       supportsFormElicitation(context.clientCapabilities);
     if (!mayAsk) {
       const forReal = served.entry.danger_level === "destructive" && !checked.dryRun && checked.confirmed;
-      return (forReal ? this.#whenStoreIsUp(() => run(false, true)) : run(checked.dryRun, checked.confirmed))
-        .then(result);
+      const ran = forReal
+        ? this.#whenStoreIsUp(() => run(false, true))
+        : run(checked.dryRun, checked.confirmed);
+      return ran instanceof Promise ? ran.then(result) : Promise.resolve(result(ran));
     }
     return this.#confirmFirst(served, call, key, run);
   }
 
   /** Runs a destructive call once the shared store answers, else refuses it with nothing run. */
-  async #whenStoreIsUp(run: () => Promise<ResponseEnvelope>): Promise<ResponseEnvelope> {
+  async #whenStoreIsUp(run: () => ResponseEnvelope | Promise<ResponseEnvelope>): Promise<ResponseEnvelope> {
     const startedAt = monotonicMs();
     try {
       await this.#options.checkStore?.();
@@ -204,7 +209,7 @@ export class ManifestCatalog implements ToolCatalog {
     served: ServedCommand,
     call: ToolCall,
     key: string | undefined,
-    run: (dryRun: boolean, confirmed: boolean) => Promise<ResponseEnvelope>,
+    run: (dryRun: boolean, confirmed: boolean) => ResponseEnvelope | Promise<ResponseEnvelope>,
   ): Promise<ToolCallOutcome> {
     const startedAt = monotonicMs();
     if (key !== undefined && await this.#options.hasResult?.(key) === true) {

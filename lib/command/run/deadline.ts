@@ -19,9 +19,10 @@ export const CANCEL_GRACE_MS = 2_000;
  * help). Outside cancellation aborts the work's signal and waits up to {@linkcode CANCEL_GRACE_MS} for its
  * cleanup (`finally` blocks) before answering `cancelled`.
  *
- * This is on the path of every command and every MCP `tools/call`, so it is kept lean: one promise settled
- * by whichever of work, deadline and cancellation comes first (not a race of three), and the work's
- * AbortController is made only when the work reads `scope.signal` or something aborts it (see
+ * This is on the path of every command and every MCP `tools/call`, so it is kept lean: work that returns a
+ * plain value has finished, and its outcome is returned as it is, not in a promise; otherwise one promise
+ * is settled by whichever of work, deadline and cancellation comes first (not a race of three), and the
+ * work's AbortController is made only when the work reads `scope.signal` or something aborts it (see
  * {@linkcode CancelScope}).
  *
  * @example
@@ -37,7 +38,7 @@ export function runWithDeadline<T>(
   work: (scope: CancelScope) => T | Promise<T>,
   timeoutMs: number,
   outside?: CancelSignal,
-): Promise<Settled<T>> {
+): Settled<T> | Promise<Settled<T>> {
   const scope = new CancelScope();
   // The work starts first, as it always has: it sees a live signal even when the outside is already aborted.
   let running: Promise<T>;
@@ -45,11 +46,11 @@ export function runWithDeadline<T>(
     const returned = work(scope);
     // Work that returned a plain value has finished: no deadline to arm, no race to run.
     if (!isThenable(returned) && outside?.aborted !== true) {
-      return Promise.resolve({ kind: "data", data: returned });
+      return { kind: "data", data: returned };
     }
     running = Promise.resolve(returned);
   } catch (error) {
-    if (outside?.aborted !== true) return Promise.resolve({ kind: "error", error });
+    if (outside?.aborted !== true) return { kind: "error", error };
     running = Promise.reject(error);
   }
 

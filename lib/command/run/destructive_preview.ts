@@ -50,7 +50,7 @@ export interface DestructivePreview {
  */
 export async function previewDestructive(
   path: string,
-  dryRun: () => Promise<ResponseEnvelope>,
+  dryRun: () => ResponseEnvelope | Promise<ResponseEnvelope>,
   options: { startedAt: number; meta?: Record<string, unknown> },
 ): Promise<DestructivePreview> {
   const preview = await dryRun();

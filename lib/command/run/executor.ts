@@ -59,6 +59,7 @@ type Outcome = Settled<unknown>;
  * Runs one command invocation to exactly one envelope: idempotency replay, confirmation of destructive
  * commands, the handler under a hard deadline and outside cancellation, and the mapping of every outcome to a
  * declared exit code. This is the single path argv and MCP share, so a command behaves the same from either.
+ * A handler that returns a plain value (no promise) is answered with the envelope itself, not a promise of it.
  *
  * @example
  * ```ts
@@ -79,7 +80,7 @@ type Outcome = Settled<unknown>;
  * envelope.meta.exit_code; // 0 when the handler returned
  * ```
  */
-export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope> {
+export function executeCommand(invocation: Invocation): ResponseEnvelope | Promise<ResponseEnvelope> {
   const execution = new Execution(invocation);
   // A key that already holds a result is answered before confirmation: a replay or a conflict runs nothing,
   // so there is nothing to confirm, and a preview of today's state (say NOT_FOUND for the note the first
@@ -90,9 +91,7 @@ export function executeCommand(invocation: Invocation): Promise<ResponseEnvelope
   }
   if (invocation.unconfirmed === true) return previewUnconfirmed(execution);
   // The common case, one step after the handler: this runs for every MCP call.
-  return runHandler(execution, invocation.dryRun === true, execution.meta).then((outcome) =>
-    outcomeEnvelope(execution, outcome)
-  );
+  return handlerEnvelope(execution, invocation.dryRun === true, execution.meta);
 }
 
 /** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
@@ -260,7 +259,7 @@ function keyUnavailable(execution: Execution, key: string, error: unknown): Resp
 /** A destructive invocation nobody confirmed: the dry run's result as the preview of CONFIRMATION_REQUIRED. */
 async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelope> {
   // The dry run's meta is its own: what the handler notes while previewing does not reach the refusal.
-  const dryRun = () => runHandler(execution, true, {}).then((outcome) => outcomeEnvelope(execution, outcome));
+  const dryRun = () => handlerEnvelope(execution, true, {});
   const { startedAt, meta } = execution;
   return (await previewDestructive(execution.invocation.path, dryRun, { startedAt, meta })).envelope;
 }
@@ -268,6 +267,18 @@ async function previewUnconfirmed(execution: Execution): Promise<ResponseEnvelop
 function replayed(data: unknown): unknown {
   if (isRecord(data)) return { ...data, effect: "noop" };
   return data;
+}
+
+/** The handler's envelope; a handler that returned a plain value is answered without a reaction in between. */
+function handlerEnvelope(
+  execution: Execution,
+  dryRun: boolean,
+  meta: Record<string, unknown>,
+): ResponseEnvelope | Promise<ResponseEnvelope> {
+  const outcome = runHandler(execution, dryRun, meta);
+  return outcome instanceof Promise
+    ? outcome.then((settled) => outcomeEnvelope(execution, settled))
+    : outcomeEnvelope(execution, outcome);
 }
 
 function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
@@ -322,7 +333,7 @@ function runHandler(
   execution: Execution,
   dryRun: boolean,
   meta: Record<string, unknown>,
-): Promise<Settled<unknown>> {
+): Settled<unknown> | Promise<Settled<unknown>> {
   const { invocation, warnings } = execution;
   return runWithDeadline(
     (scope) => {
