@@ -136,8 +136,8 @@ export class FrameSession<F, K, R> {
     const frames: F[] = [];
     try {
       // readChunks reads the next chunk, or sees the end, only once the frames of this one are handed on.
+      // Once the session is over, a chunk already read is split but not handed on (#dispatch checks).
       await readChunks(this.#channel, (chunk) => {
-        if (this.#over()) return undefined;
         idle?.input();
         splitter.push(chunk, frames);
         return this.#dispatch(frames, onFrame);

@@ -168,14 +168,14 @@ export class McpSession {
         return resultResponse(id, {});
       case "modern": {
         if (route.pins) this.era = MODERN;
-        const handler = MODERN_METHODS.get(method);
+        const handler = methodOf(MODERN_METHODS, method);
         return handler === undefined
           ? methodNotFound(id, method)
           : handler(this, id, params, route.meta, scope);
       }
       case "legacy": {
         if (route.pins) this.era = route.era;
-        const handler = LEGACY_METHODS.get(method);
+        const handler = methodOf(LEGACY_METHODS, method);
         return handler === undefined
           ? methodNotFound(id, method)
           : handler(this, id, params, route.era, scope);
@@ -198,7 +198,20 @@ export class McpSession {
   }
 }
 
-const MODERN_METHODS = new Map<string, ModernMethod>([
+/**
+ * An era's methods, searched with `===`: a Map would hash the method's name, which JSON.parse makes anew for
+ * every request (docs/performance.md#the-warm-call-without-the-collectors-noise).
+ */
+type MethodTable<M> = ReadonlyArray<readonly [string, M]>;
+
+function methodOf<M>(table: MethodTable<M>, method: string): M | undefined {
+  for (let i = 0; i < table.length; i++) {
+    if (table[i]![0] === method) return table[i]![1];
+  }
+  return undefined;
+}
+
+const MODERN_METHODS: MethodTable<ModernMethod> = [
   ["server/discover", (session, id) => {
     const { core } = session;
     return resultResponse(id, {
@@ -229,9 +242,9 @@ const MODERN_METHODS = new Map<string, ModernMethod>([
   ],
   // The answer now is the acknowledgement; the subscription's result comes when the session ends.
   ["subscriptions/listen", (session, id, params) => session.subscriptions.open(id, params)],
-]);
+];
 
-const LEGACY_METHODS = new Map<string, LegacyMethod>([
+const LEGACY_METHODS: MethodTable<LegacyMethod> = [
   [
     "initialize",
     (session, id, params, era) =>
@@ -263,7 +276,7 @@ const LEGACY_METHODS = new Map<string, LegacyMethod>([
     era.logLevel = level as LogLevel;
     return resultResponse(id, {});
   }],
-]);
+];
 
 function initialize(session: McpSession, id: JsonRpcId, params: Record<string, unknown> | undefined): Reply {
   const capabilities = params?.capabilities;
