@@ -49,6 +49,38 @@ describe("mcp wire: era detection", () => {
     await closed(s);
   });
 
+  it("methods named like Object.prototype members, or near a served name, are -32601 in both eras", async () => {
+    const names = [
+      "constructor",
+      "__proto__",
+      "toString",
+      "hasOwnProperty",
+      "tools/cal",
+      "tools/call ",
+      "Tools/call",
+    ];
+    const modernSession = labServer();
+    for (const [i, name] of names.entries()) {
+      const reply = await modernSession.request(modern(i + 1, name));
+      assert.equal(reply.error?.code, -32601, name);
+      assert.equal(reply.error.message, `Method not found: ${name}`);
+    }
+    assert.equal((await modernSession.request(modern(99, "tools/list"))).result.resultType, "complete");
+    await closed(modernSession);
+    const legacySession = labServer();
+    await legacySession.request(initialize(0));
+    for (const [i, name] of names.entries()) {
+      const reply = await legacySession.request({ jsonrpc: "2.0", id: i + 1, method: name });
+      assert.equal(reply.error?.code, -32601, name);
+    }
+    assert.ok(
+      Array.isArray(
+        (await legacySession.request({ jsonrpc: "2.0", id: 99, method: "tools/list" })).result.tools,
+      ),
+    );
+    await closed(legacySession);
+  });
+
   it("a modern request pins the modern era; initialize then answers -32022 naming the versions", async () => {
     const s = labServer();
     const list = await s.request(modern(1, "tools/list"));
