@@ -1,5 +1,5 @@
 // The MCP catalog asks for its commands once, on first use: `mcp serve` answers `initialize` without building
-// every entry and tool, and no request builds them again.
+// every entry and tool, and no request builds them again. A call before the tool list reads its own entry only.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createTool } from "../../mod.ts";
@@ -39,6 +39,78 @@ describe("ManifestCatalog", () => {
     assert.ok(tools.some((tool) => tool.name === "say"));
     assert.equal(catalog.tools(), tools, "the same list each time");
     assert.equal(asked, 1);
+  });
+
+  it("a call before the tool list reads only its own entry; the list reads the rest, and keeps what the call made", async () => {
+    const tool = echoTool();
+    const entries = tool.registry.servableEntries();
+    const read: string[] = [];
+    const counted: Record<string, CommandEntry> = {};
+    for (const path of Object.keys(entries)) {
+      Object.defineProperty(counted, path, {
+        enumerable: true,
+        get: () => (read.push(path), entries[path]),
+      });
+    }
+    let calls = 0;
+    const catalog = new ManifestCatalog(() => counted, { readOnly: false }, (call) => {
+      calls++;
+      return makeEnvelope({ exitCode: 0, data: { text: call.flags.text }, startedAt: 0 });
+    });
+    const scope = new CancelScope();
+    const context = {
+      era: "modern",
+      clientCapabilities: {},
+      signal: scope.signal,
+      cancellation: scope,
+      caller: undefined,
+      progress: () => {},
+      log: () => {},
+    } as const;
+    const first = await catalog.call({ name: "say", arguments: { text: "hi" } }, context);
+    assert.equal(first.kind, "json_result");
+    assert.deepEqual(read, ["say"], "the manifest built-in's entry (and its schema) is not built for a call");
+    assert.deepEqual(await catalog.call({ name: "nope", arguments: {} }, context), { kind: "unknown_tool" });
+    assert.deepEqual(catalog.requiredScopes("say"), ["echo:read"]);
+    assert.equal(catalog.requiredScopes("mcp_serve"), undefined, "mcp serve is never one of its tools");
+    const tools = catalog.tools().map((tool) => tool.name);
+    assert.deepEqual(
+      tools,
+      Object.keys(entries).filter((path) => path !== "mcp.serve").map((path) => path.replaceAll(".", "_"))
+        .sort(),
+    );
+    assert.ok(read.includes("manifest"), "the list reads every entry");
+    const before = read.length;
+    await catalog.call({ name: "say", arguments: { text: "again" } }, context);
+    assert.equal(read.length, before, "nothing is read again");
+    assert.equal(calls, 2);
+  });
+
+  it("two paths with one tool name: a call runs the one the tool list shows", async () => {
+    const entry = echoTool().registry.servableEntries()["say"]!;
+    const ran: string[] = [];
+    const catalog = new ManifestCatalog(
+      () => ({ "a.b": entry, "a_b": entry }),
+      { readOnly: false },
+      (call) => {
+        ran.push(call.path);
+        return makeEnvelope({ exitCode: 0, data: null, startedAt: 0 });
+      },
+    );
+    const scope = new CancelScope();
+    const context = {
+      era: "legacy",
+      clientCapabilities: {},
+      signal: scope.signal,
+      cancellation: scope,
+      caller: undefined,
+      progress: () => {},
+      log: () => {},
+    } as const;
+    await catalog.call({ name: "a_b", arguments: { text: "x" } }, context);
+    assert.equal(catalog.tools().length, 1);
+    await catalog.call({ name: "a_b", arguments: { text: "x" } }, context);
+    assert.deepEqual(ran, ["a_b", "a_b"]);
   });
 
   it("given a record, makes its tools at once: a manifest they cannot be made from throws there", () => {

@@ -197,11 +197,13 @@ export class CommandRegistry {
   /**
    * {@linkcode entries} without the built-ins registered with `served: false`: what an MCP server's catalog
    * chooses its tools from. It would leave those out anyway; this way a server's start never builds them.
+   * Each entry is made when it is read, so a call to one tool builds no other built-in's entry.
    */
   servableEntries(): Record<string, CommandEntry> {
     const entries: Record<string, CommandEntry> = {};
     for (const [path, command] of this.#commands) {
-      if (command.served !== false) entries[path] = this.entryOf(path)!;
+      if (command.served === false) continue;
+      Object.defineProperty(entries, path, { enumerable: true, get: () => this.entryOf(path) });
     }
     return entries;
   }

@@ -14,7 +14,14 @@ import { StateStoreUnavailableError } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { needsConfirmation, previewDestructive } from "../run/destructive_preview.ts";
 import { envelopeJson } from "../run/envelope_json.ts";
-import { mcpTool, servedCommands, type ServeFilter, ToolArgumentPlan, toolName } from "./tool_mapping.ts";
+import {
+  mcpTool,
+  notServedReason,
+  servedCommands,
+  type ServeFilter,
+  ToolArgumentPlan,
+  toolName,
+} from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
 
@@ -109,7 +116,10 @@ const CONFIRM_KEY = "confirm";
 export class ManifestCatalog implements ToolCatalog {
   #commands: CatalogCommands | undefined;
   readonly #filter: ServeFilter;
+  /** Every served command by tool name, once the tool list was asked for. */
   #served: Map<string, ServedCommand> | undefined;
+  /** The served commands looked up one by one before that. */
+  readonly #found = new Map<string, ServedCommand>();
   #tools: McpTool[] | undefined;
   readonly #states: ConfirmationStates;
   readonly #execute: CallExecutor;
@@ -137,13 +147,42 @@ export class ManifestCatalog implements ToolCatalog {
   /** The served commands by tool name, sorted by command path; found on first use. */
   #index(): Map<string, ServedCommand> {
     if (this.#served === undefined) {
-      const commands = typeof this.#commands === "function" ? this.#commands() : this.#commands!;
-      this.#commands = undefined;
       this.#served = new Map(
-        servedCommands(commands, this.#filter).map(([path, entry]) => [toolName(path), { path, entry }]),
+        servedCommands(this.#entries(), this.#filter).map(([path, entry]) => {
+          const name = toolName(path);
+          return [name, this.#found.get(name) ?? { path, entry }];
+        }),
       );
+      this.#commands = undefined;
+      this.#found.clear();
     }
     return this.#served;
+  }
+
+  /**
+   * The served command a tool stands for. Before the tool list is asked for, only its own entry is read: a
+   * call needs no other, and a built-in's entry is built when it is first read (the manifest's, with the
+   * manifest schema as its output schema, is the costliest). Two paths with one tool name: the index decides.
+   */
+  #lookup(name: string): ServedCommand | undefined {
+    if (this.#served !== undefined) return this.#served.get(name);
+    const found = this.#found.get(name);
+    if (found !== undefined) return found;
+    const commands = this.#entries();
+    const paths = Object.keys(commands).filter((path) => toolName(path) === name);
+    if (paths.length !== 1) return this.#index().get(name);
+    const path = paths[0]!;
+    const entry = commands[path]!;
+    if (notServedReason(path, entry, this.#filter) !== undefined) return undefined;
+    const served = { path, entry };
+    this.#found.set(name, served);
+    return served;
+  }
+
+  /** The manifest's commands, asked for once. */
+  #entries(): Readonly<Record<string, CommandEntry>> {
+    if (typeof this.#commands === "function") this.#commands = this.#commands();
+    return this.#commands!;
   }
 
   /** The tools, sorted by command path. */
@@ -153,12 +192,12 @@ export class ManifestCatalog implements ToolCatalog {
 
   /** The command's `required_scopes`: what a caller's token must grant to see and call it (docs/auth.md). */
   requiredScopes(name: string): readonly string[] | undefined {
-    return this.#index().get(name)?.entry.required_scopes;
+    return this.#lookup(name)?.entry.required_scopes;
   }
 
   /** Checks a call's arguments, confirms a destructive call, and runs it. */
   call(call: ToolCall, context: ToolCallContext): Promise<ToolCallOutcome> {
-    const served = this.#index().get(call.name);
+    const served = this.#lookup(call.name);
     if (served === undefined) return Promise.resolve({ kind: "unknown_tool" });
     const checked = (served.arguments ??= new ToolArgumentPlan(served.entry)).check(call.arguments);
     if (checked.issues.length > 0) {
