@@ -90,19 +90,31 @@ const LAZY_CHUNK = "dist/chunks/toolwire_lazy.js";
 await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
 
 /**
- * A JSON module (the manifest schema the `manifest` command declares as its output schema) as `JSON.parse`
- * of its text: every start loads it with the first chunk, and V8 scans a string far faster than it parses
- * the object literal esbuild would write instead. The text is cut into pieces of at most 800 characters, one
- * to a line, so that no line of a chunk buries the message Node prints above an uncaught error.
+ * A JSON module (the manifest schema the `manifest` command declares as its output schema) as an object whose
+ * members are read from `JSON.parse` of its text on first use: every start loads it with the first chunk, but
+ * only `manifest` and a tool list read it, and V8 scans a string far faster than it parses the object literal
+ * esbuild would write instead (docs/performance.md). The text is cut into pieces of at most 800 characters,
+ * one to a line, so that no line of a chunk buries the message Node prints above an uncaught error; the
+ * members are the document's own, enumerable, so a spread or `JSON.stringify` sees the same object.
  */
 const jsonAsText = {
   name: "json-as-text",
   setup(build) {
     build.onLoad({ filter: /\.json$/ }, async (args) => {
-      const text = JSON.stringify(JSON.parse(await readFile(args.path, "utf8")));
+      const value = JSON.parse(await readFile(args.path, "utf8"));
+      const text = JSON.stringify(value);
       const pieces = text.match(/[\s\S]{1,800}/gu).map((piece) => JSON.stringify(piece));
       // Joined at run time: esbuild folds a `+` of string literals back into one.
-      return { contents: `export default JSON.parse([\n${pieces.join(",\n")}\n].join(""));`, loader: "js" };
+      const contents = [
+        `const pieces = [\n${pieces.join(",\n")}\n];`,
+        "let whole;",
+        "const value = {};",
+        `for (const key of ${JSON.stringify(Object.keys(value))}) {`,
+        '  Object.defineProperty(value, key, { enumerable: true, get: () => (whole ??= JSON.parse(pieces.join("")))[key] });',
+        "}",
+        "export default value;",
+      ].join("\n");
+      return { contents, loader: "js" };
     });
   },
 };
