@@ -209,6 +209,39 @@ for (const module of LAZY) {
   }
 }
 
+// The first chunk is shared by every entry, and esbuild puts in it each piece of a module the main entry
+// reaches that any entry uses: a function only the bridge calls, in a module a tool's start imports for
+// another one, would be parsed at every start (~100 instructions a byte; docs/performance.md). So the chunk
+// holds no more of a module than `mod.ts` alone does — a rest-only function goes to a module of its own,
+// which mod.ts does not import — but for a constant or a few lines (esbuild's renames differ too).
+const alone = await build({
+  ...common,
+  entryPoints: [LIBRARY[0]],
+  outdir: "out",
+  metafile: true,
+  sourcemap: false,
+  plugins: [...common.plugins, {
+    name: "deferred-external",
+    setup(build) {
+      build.onResolve(
+        { filter: /^\.\.?\// },
+        (args) => args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined,
+      );
+    },
+  }],
+});
+const aloneInputs = Object.values(alone.metafile.outputs).find((output) => output.entryPoint).inputs;
+const dragged = Object.entries(chunks.metafile.outputs[CHUNK].inputs)
+  .map(([module, { bytesInOutput }]) => [module, bytesInOutput - (aloneInputs[module]?.bytesInOutput ?? 0)])
+  .filter(([, extra]) => extra > 256);
+if (dragged.length > 0) {
+  throw new Error(
+    `the first chunk holds code mod.ts does not use: ${
+      dragged.map(([module, extra]) => `${module} (${extra} bytes)`).join(", ")
+    }; move what the other entries use of it to a module mod.ts does not import`,
+  );
+}
+
 // `export *` of two modules that export the same name keeps one of them without a word: an `import()` of a
 // deferred module could then get another module's function. So no name a deferred module exports may be
 // exported by anything else the second chunk re-exports, nor a lazy module's by another lazy module.

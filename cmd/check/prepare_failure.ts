@@ -134,7 +134,7 @@ export function resolveTriggers(
  * @example
  * ```ts
  * import { runChild } from "../../lib/bridge/child_run.ts";
- * import { allEnv } from "../../lib/runtime/process.ts";
+ * import { allEnv } from "../../lib/runtime/environment.ts";
  * import { Ledger } from "./criteria.ts";
  *
  * declare const triggers: PrepareTrigger[]; // from resolveTriggers

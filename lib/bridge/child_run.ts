@@ -1,6 +1,6 @@
-import { type ChildExit, type ChildProcess, spawnChild } from "../runtime/mod.ts";
+import { type ChildExit, type ChildProcess, spawnChild } from "../runtime/child_process.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "../command/run/time_limit.ts";
-import { type LineFrame, LineSplitter } from "../framing/line_framer.ts";
+import { type LineFrame, LineSplitter } from "../framing/line_splitter.ts";
 
 /**
  * How long a child gets between SIGTERM and SIGKILL when it is stopped. Shorter than the second a protocol

@@ -1,4 +1,5 @@
-import { allEnv, envNamesIgnoreCase, getEnv } from "../runtime/mod.ts";
+import { getEnv } from "../runtime/mod.ts";
+import { allEnv, envNamesIgnoreCase } from "../runtime/environment.ts";
 import type { McpCaller } from "../protocol/mcp/caller.ts";
 import { CommandError } from "../command/contract/command_error.ts";
 import { ExitCode } from "../exit_code.ts";

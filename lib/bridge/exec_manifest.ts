@@ -1,4 +1,4 @@
-import { isDirectory } from "../runtime/mod.ts";
+import { isDirectory } from "../runtime/file_probes.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
 import { CommandError } from "../command/contract/command_error.ts";
 import { quoteCommandLine } from "./command_line.ts";

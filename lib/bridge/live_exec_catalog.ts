@@ -1,4 +1,6 @@
-import { currentDir, fileStamp, findProgram, optionalEnv } from "../runtime/mod.ts";
+import { optionalEnv } from "../runtime/mod.ts";
+import { currentDir } from "../runtime/environment.ts";
+import { fileStamp, findProgram } from "../runtime/file_probes.ts";
 import type { Manifest } from "../command/contract/manifest.ts";
 import type {
   ToolCall,

@@ -52,6 +52,7 @@ export { errorMessage } from "../command/run/thrown_error.ts";
 export { isRecord, parseJson } from "../json.ts";
 
 // The runtime: processes, files, sockets, the environment.
-export { allEnv, type ChildExit, type ChildProcess, spawnChild } from "../runtime/mod.ts";
+export { allEnv } from "../runtime/environment.ts";
+export { type ChildExit, type ChildProcess, spawnChild } from "../runtime/child_process.ts";
 export { readTextIfExists } from "../runtime/fs.ts";
 export { absolutePath } from "../runtime/paths.ts";

@@ -15,7 +15,8 @@
  * ```
  * @module
  */
-export { type LineFrame, LineFramer, type LineFramerOptions, LineSplitter } from "./line_framer.ts";
+export { type LineFrame, type LineFramerOptions, LineSplitter } from "./line_splitter.ts";
+export { LineFramer } from "./line_framer.ts";
 export {
   type ContentLengthFrame,
   ContentLengthFramer,
@@ -33,8 +34,6 @@ export {
   type ByteSource,
   processChannel,
   readChunks,
-  sourceReadable,
-  streamChannel,
-  streamSink,
 } from "../runtime/byte_channel.ts";
+export { sourceReadable, streamChannel, streamSink } from "../runtime/stream_channel.ts";
 export type { StdioData } from "../runtime/stdio.ts";

@@ -32,9 +32,9 @@ export type FrameStep<R> = undefined | { end: R } | Promise<undefined | void | {
  *
  * @example
  * ```ts
- * import { LineSplitter } from "../framing/line_framer.ts";
+ * import { LineSplitter } from "../framing/line_splitter.ts";
  *
- * const options: FrameSessionOptions<import("../framing/line_framer.ts").LineFrame> = {
+ * const options: FrameSessionOptions<import("../framing/line_splitter.ts").LineFrame> = {
  *   name: "mcp",
  *   splitter: new LineSplitter(),
  *   maxInFlight: 16,
@@ -74,7 +74,7 @@ export interface FrameSessionOptions<F> {
  *
  * @example
  * ```ts
- * import { LineSplitter, type LineFrame } from "../framing/line_framer.ts";
+ * import { LineSplitter, type LineFrame } from "../framing/line_splitter.ts";
  * import type { ByteChannel } from "../runtime/byte_channel.ts";
  *
  * declare const channel: ByteChannel;

@@ -2,6 +2,7 @@ import type * as NodeChildProcess from "node:child_process";
 import { nodeProcess } from "./node_process.ts";
 import type { Readable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
+import { type ChildGroup, liveGroups } from "./child_groups.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
 export interface ChildExit {
@@ -74,18 +75,10 @@ function streamModule(): typeof import("node:stream") {
   return nodeProcess().getBuiltinModule("node:stream");
 }
 
-/** A spawned child as {@linkcode killAllChildren} sees it: its group, and whether the child itself is gone. */
-interface TrackedGroup {
-  readonly child: ChildProcess;
-  exited: boolean;
-}
-
-const liveGroups = new Set<TrackedGroup>();
-
 /**
  * Spawns a program without a shell — arguments are passed as they are, so nothing in them is interpreted —
  * in a process group of its own. Every child's group is tracked until it is found empty, also after the
- * child itself exited; {@linkcode killAllChildren} ends them all when the parent ends.
+ * child itself exited; `killAllChildren` (child_groups.ts) ends them all when the parent ends.
  *
  * @example
  * ```ts
@@ -158,7 +151,7 @@ export function spawnChild(
     },
     groupAlive: () => (windows ? !groupEmpty : signalGroup(0)),
   };
-  const tracked: TrackedGroup = { child, exited: false };
+  const tracked: ChildGroup = { kill: (signal) => child.kill(signal), exited: false };
   if (!groupEmpty) liveGroups.add(tracked);
   void exited.then(() => {
     tracked.exited = true;
@@ -213,22 +206,4 @@ function endOnError(pipe: Readable): ReadableStream<Uint8Array> {
       pipe.destroy();
     },
   });
-}
-
-/**
- * Ends every process group this process spawned and that is not known to be empty (REQ-C-032: every child
- * the server started ends with it). A group whose child has already exited holds only what that child left
- * behind — it was told to end when the child exited — and gets SIGKILL: the parent is about to exit and
- * cannot wait for it.
- *
- * @example
- * ```ts
- * import { exitProcess } from "./process.ts";
- *
- * killAllChildren();
- * exitProcess(0);
- * ```
- */
-export function killAllChildren(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
-  for (const group of [...liveGroups]) group.child.kill(group.exited ? "SIGKILL" : signal);
 }

@@ -3,7 +3,7 @@
  * Web-standard APIs.
  * @module
  */
-export * from "./child_process.ts";
+export { killAllChildren } from "./child_groups.ts";
 export * from "./file_lock_api.ts";
 export * from "./fs.ts";
 export * from "./process.ts";
@@ -12,4 +12,3 @@ export * from "./byte_channel.ts";
 export * from "./stdio.ts";
 export * from "./stdin_reader.ts";
 export * from "./permission.ts";
-export * from "./private_file.ts";

@@ -12,7 +12,7 @@ import {
   ContentLengthSplitter,
   type HeaderProblem,
 } from "../../lib/framing/content_length_framer.ts";
-import { LineSplitter } from "../../lib/framing/line_framer.ts";
+import { LineSplitter } from "../../lib/framing/line_splitter.ts";
 import { DEFAULT_MAX_HEADER_BYTES, OVERSIZED_HEAD_BYTES } from "../../lib/framing/limits.ts";
 import { concat, countTouchedBytes } from "../helpers/bytes.ts";
 import { propertySettings } from "../reliability/mcp_scenario.ts";

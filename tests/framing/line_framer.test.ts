@@ -1,7 +1,8 @@
 // The newline framer, in-process: exact frames for every way a byte stream can be cut.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type LineFrame, LineFramer, LineSplitter } from "../../lib/framing/line_framer.ts";
+import { LineFramer } from "../../lib/framing/line_framer.ts";
+import { type LineFrame, LineSplitter } from "../../lib/framing/line_splitter.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

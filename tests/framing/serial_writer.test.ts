@@ -5,7 +5,7 @@
 // never exited).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { streamSink } from "../../lib/runtime/byte_channel.ts";
+import { streamSink } from "../../lib/runtime/stream_channel.ts";
 import { SerialWriter } from "../../lib/framing/serial_writer.ts";
 import { delay } from "../helpers/protocol_io.ts";
 

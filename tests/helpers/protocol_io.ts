@@ -4,7 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { ProtocolIO } from "../../lib/command/contract/command_definition.ts";
-import { streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { streamChannel } from "../../lib/runtime/stream_channel.ts";
 import { frame, parseFrames } from "./framed.ts";
 import type { Loose } from "./run.ts";
 import { Inbox } from "./inbox.ts";

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MAX_QUEUED_NOTIFICATION_BYTES, serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
 import type { ToolCatalog } from "../../lib/protocol/mcp/tool_catalog.ts";
-import { streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { streamChannel } from "../../lib/runtime/stream_channel.ts";
 
 const encoder = new TextEncoder();
 const LINE = "x".repeat(1024);

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
 import type { McpTool, ToolCatalog } from "../../lib/protocol/mcp/tool_catalog.ts";
-import { streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { streamChannel } from "../../lib/runtime/stream_channel.ts";
 import { initialize, modern } from "../helpers/mcp_wire.ts";
 import { Inbox } from "../helpers/inbox.ts";
 import type { Loose } from "../helpers/run.ts";

@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { CommandError, createTool, ExitCode } from "../../mod.ts";
 import { commandCatalog } from "../../lib/command/mcp/command_catalog.ts";
 import { type McpServerOptions, serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
-import { streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { streamChannel } from "../../lib/runtime/stream_channel.ts";
 import { finished, NOTES, RUNTIME, start, tempDir } from "../helpers/run.ts";
 import {
   assertNoViolations,

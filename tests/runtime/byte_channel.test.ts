@@ -4,7 +4,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
-import { readChunks, sourceReadable, streamChannel } from "../../lib/runtime/byte_channel.ts";
+import { readChunks } from "../../lib/runtime/byte_channel.ts";
+import { sourceReadable, streamChannel } from "../../lib/runtime/stream_channel.ts";
 import { nodeStreamReader } from "../../lib/runtime/stdin_reader.ts";
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { serveMcp } from "../../protocol/mcp/line_transport.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../protocol/slot_pool.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_framer.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/line_splitter.ts";
 import { CommandError } from "../contract/command_error.ts";
 import type { FlagSpec, FlagValues, ProtocolCommandDefinition } from "../contract/command_definition.ts";
 import { ExitCode } from "../../exit_code.ts";

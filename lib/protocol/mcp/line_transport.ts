@@ -17,7 +17,7 @@
  * @module
  */
 import type { ByteBudget } from "../../framing/byte_budget.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_framer.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, type LineFrame, LineSplitter } from "../../framing/line_splitter.ts";
 import type { ByteChannel } from "../../runtime/byte_channel.ts";
 import { FrameSession, type FrameStep } from "../frame_session.ts";
 import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";

@@ -69,7 +69,7 @@ export {
   type ByteSink,
   type ByteSource,
   processChannel,
-  streamChannel,
 } from "../../runtime/byte_channel.ts";
+export { streamChannel } from "../../runtime/stream_channel.ts";
 export type { StdioData } from "../../runtime/stdio.ts";
 export type { SocketAddress } from "../../runtime/socket.ts";

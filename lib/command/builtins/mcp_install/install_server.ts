@@ -2,18 +2,9 @@ import { CommandError } from "../../contract/command_error.ts";
 import type { CommandContext } from "../../contract/command_definition.ts";
 import type { Warning } from "../../contract/envelope.ts";
 import { ExitCode } from "../../../exit_code.ts";
-import {
-  accountHomeDir,
-  currentDir,
-  ensureDir,
-  fileStamp,
-  getEnv,
-  homeDir,
-  joinPath,
-  mayRead,
-  optionalEnv,
-  removeFile,
-} from "../../../runtime/mod.ts";
+import { accountHomeDir, fileStamp } from "../../../runtime/file_probes.ts";
+import { currentDir, mayRead } from "../../../runtime/environment.ts";
+import { ensureDir, getEnv, homeDir, joinPath, optionalEnv, removeFile } from "../../../runtime/mod.ts";
 import {
   assertWritable,
   type ConfigFile,

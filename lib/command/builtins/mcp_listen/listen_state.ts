@@ -6,7 +6,7 @@
  */
 import { CommandError } from "../../contract/command_error.ts";
 import { ExitCode } from "../../../exit_code.ts";
-import { readPrivateFile } from "../../../runtime/mod.ts";
+import { readPrivateFile } from "../../../runtime/private_file.ts";
 import { MIN_CONFIRMATION_SECRET_BYTES } from "../../mcp/confirmation_state.ts";
 import type { SharedState } from "../../contract/state_store.ts";
 import { redisStateStore } from "../../run/redis_state_store.ts";
