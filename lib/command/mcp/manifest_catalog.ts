@@ -114,12 +114,11 @@ const CONFIRM_KEY = "confirm";
  * ```
  */
 export class ManifestCatalog implements ToolCatalog {
+  /** The manifest's commands until every served one is known. */
   #commands: CatalogCommands | undefined;
   readonly #filter: ServeFilter;
-  /** Every served command by tool name, once the tool list was asked for. */
-  #served: Map<string, ServedCommand> | undefined;
-  /** The served commands looked up one by one before that. */
-  readonly #found = new Map<string, ServedCommand>();
+  /** The served commands known by tool name: those looked up so far, or all of them once listed. */
+  readonly #served = new Map<string, ServedCommand>();
   #tools: McpTool[] | undefined;
   readonly #states: ConfirmationStates;
   readonly #execute: CallExecutor;
@@ -144,39 +143,41 @@ export class ManifestCatalog implements ToolCatalog {
     if (typeof commands !== "function") this.tools();
   }
 
-  /** The served commands by tool name, sorted by command path; found on first use. */
-  #index(): Map<string, ServedCommand> {
-    if (this.#served === undefined) {
-      this.#served = new Map(
-        servedCommands(this.#entries(), this.#filter).map(([path, entry]) => {
-          const name = toolName(path);
-          return [name, this.#found.get(name) ?? { path, entry }];
-        }),
-      );
-      this.#commands = undefined;
-      this.#found.clear();
-    }
-    return this.#served;
-  }
-
   /**
-   * The served command a tool stands for. Before the tool list is asked for, only its own entry is read: a
-   * call needs no other, and a built-in's entry is built when it is first read (the manifest's, with the
-   * manifest schema as its output schema, is the costliest). Two paths with one tool name: the index decides.
+   * The served command a tool stands for. Until the tool list is asked for, a call reads its own entry only:
+   * a built-in's entry is built when it is first read, and the manifest's, whose output schema is the whole
+   * manifest schema, is the costliest.
    */
   #lookup(name: string): ServedCommand | undefined {
-    if (this.#served !== undefined) return this.#served.get(name);
-    const found = this.#found.get(name);
-    if (found !== undefined) return found;
+    return this.#served.get(name) ?? (this.#commands === undefined ? undefined : this.#find(name));
+  }
+
+  #find(name: string): ServedCommand | undefined {
     const commands = this.#entries();
     const paths = Object.keys(commands).filter((path) => toolName(path) === name);
-    if (paths.length !== 1) return this.#index().get(name);
+    // Two paths with one tool name: the one the tool list shows.
+    if (paths.length !== 1) return this.#all().find((served) => toolName(served.path) === name);
     const path = paths[0]!;
     const entry = commands[path]!;
     if (notServedReason(path, entry, this.#filter) !== undefined) return undefined;
     const served = { path, entry };
-    this.#found.set(name, served);
+    this.#served.set(name, served);
     return served;
+  }
+
+  /** Every served command, sorted by command path; each one looked up before is kept as it was. */
+  #all(): ServedCommand[] {
+    if (this.#commands !== undefined) {
+      const all = new Map<string, ServedCommand>();
+      for (const [path, entry] of servedCommands(this.#entries(), this.#filter)) {
+        const known = this.#served.get(toolName(path));
+        all.set(toolName(path), known?.path === path ? known : { path, entry });
+      }
+      this.#served.clear();
+      for (const [name, served] of all) this.#served.set(name, served);
+      this.#commands = undefined;
+    }
+    return [...this.#served.values()];
   }
 
   /** The manifest's commands, asked for once. */
@@ -187,7 +188,7 @@ export class ManifestCatalog implements ToolCatalog {
 
   /** The tools, sorted by command path. */
   tools(): readonly McpTool[] {
-    return this.#tools ??= [...this.#index().values()].map(({ path, entry }) => mcpTool(path, entry));
+    return this.#tools ??= this.#all().map(({ path, entry }) => mcpTool(path, entry));
   }
 
   /** The command's `required_scopes`: what a caller's token must grant to see and call it (docs/auth.md). */
