@@ -6,22 +6,23 @@
 // process that loads two or three files instead of ~70 ES modules starts ~40 ms sooner, and an MCP client in
 // auto mode spawns a server twice per connect.
 //
-// The library is three chunks, and every module of it is in exactly one of them:
+// The library is a few chunks, and every module of it is in exactly one of them:
 //
-// - `dist/chunks/toolwire.js`: everything `mod.ts` reaches by static imports — what a tool built with
-//   `createTool` runs, `mcp serve` included. `dist/mod.js` re-exports it and loads nothing else.
+// - `dist/chunks/toolwire.js`: what `mod.ts` uses of the modules it reaches by static imports — what a tool
+//   built with `createTool` runs, `mcp serve` included. `dist/mod.js` re-exports it and loads nothing else.
 // - `dist/chunks/toolwire_rest.js`: the rest — the LSP and DAP servers, Content-Length framing, what the
 //   binary uses (lib/bridge/mod.ts), and the modules the library loads with `import()` only when a rarely
 //   run built-in needs them (DEFERRED). It imports the first chunk and re-exports every library entry and
 //   the bridge; the subpath entries and the binary import it.
-// - `dist/chunks/toolwire_lazy.js`: the modules the library loads with `import()` on paths that are common
-//   but not at every start (LAZY: the file lock, which a tool's writers, idempotency keys and `mcp install`
-//   take). Kept apart from the second chunk, a run that needs them loads ~6 KB, not the ~70 KB of LSP, DAP
-//   and the bridge. It imports the first chunk and re-exports the lazy modules only.
+// - the lazy chunks (LAZY): modules the library loads with `import()` on paths that are common but not at
+//   every start — `toolwire_lock.js`, the file lock that a tool's writers, idempotency keys and `mcp install`
+//   take; `toolwire_text.js`, the help, plain text and `--output` file a person at a terminal gets. Kept
+//   apart from the second chunk, a run that needs one loads a few KB, not the ~190 KB of LSP, DAP and the
+//   bridge. Each imports the first chunk and re-exports its own modules.
 //
 // V8 parses a whole module before running any of it, so every start of a tool pays for each byte of the
-// chunk it loads: ~200 KB, not the whole ~310 KB library. A file more costs a run that loads it ~0.6 M
-// instructions (~0.9 M by `import()`), so a module goes to the third chunk only when most runs never need it.
+// chunk it loads: ~240 KB, not the whole ~460 KB library. A file more costs a run that loads it ~0.6 M
+// instructions (~0.9 M by `import()`), so a module goes to a lazy chunk only when most runs never need it.
 //
 // The chunks are not minified. Node prints the source line of an uncaught error's throw site above the
 // error, and a tool author's first registration mistake is thrown from the first chunk: minified to one
@@ -34,8 +35,8 @@
 // splitting keeps one copy; over all the entries it would cut the library into a chunk per set of entries
 // that use a piece (eight of them), each one more file to load at every start. Split between `mod.ts` and
 // the rest, it makes exactly the chunks above, and `chunkNames` without a hash makes another one an error
-// rather than a silent extra file: the lazy entry imports `mod.ts` for that, so that every module of the
-// first chunk is shared by the same three entries.
+// rather than a silent extra file: each lazy entry imports `mod.ts` for that, so that every module of the
+// first chunk is shared by the same entries.
 import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
@@ -61,10 +62,23 @@ const DEFERRED = [
   "lib/command/builtins/mcp_listen/listen_state.ts",
 ];
 /**
- * The modules the library imports with `import()` on common paths: they go to the third chunk, which a run
- * loads on their first use. A module no other chunk reaches by a static import (the build fails otherwise).
+ * The modules the library imports with `import()` on paths that are common but not at every start, by the
+ * chunk that holds them: a run loads a chunk when it first uses one of its modules. The second chunk, or
+ * another lazy one, that imports such a module statically imports its chunk; the first chunk may not (every
+ * start would load it: the build fails).
  */
-const LAZY = ["lib/runtime/file_lock.ts"];
+const LAZY = {
+  // A tool's own writers, idempotency keys and `mcp install` take the file lock.
+  "dist/chunks/toolwire_lock.js": ["lib/runtime/file_lock.ts"],
+  // What a person at a terminal reads: help, plain text, a result written to --output.
+  "dist/chunks/toolwire_text.js": [
+    "lib/command/cli/help_text.ts",
+    "lib/command/cli/plain_text.ts",
+    "lib/command/cli/output_file.ts",
+  ],
+};
+/** The lazy chunk that holds a module, or `undefined`. */
+const lazyChunkOf = (module) => Object.keys(LAZY).find((chunk) => LAZY[chunk].includes(module));
 /**
  * The binary: an entry that turns on the compile cache and then loads the binary's own code with `import()`,
  * so that Node compiles that code and the library with the cache on. The entry bundles only the cache's
@@ -84,7 +98,6 @@ const TYPED = new Map(
 );
 const CHUNK = "dist/chunks/toolwire.js";
 const REST = "dist/chunks/toolwire_rest.js";
-const LAZY_CHUNK = "dist/chunks/toolwire_lazy.js";
 
 // Only what this build writes: nothing left over from an earlier one ships with the package.
 await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
@@ -137,16 +150,22 @@ const common = {
 };
 
 /**
- * The second chunk's entry: every library entry, the bridge and the deferred modules, re-exported; and the
- * third chunk's: the lazy modules, re-exported, and `mod.ts` imported.
+ * The second chunk's entry: every library entry, the bridge and the deferred modules, re-exported; and each
+ * lazy chunk's: its modules, re-exported, and `mod.ts` imported.
  */
 const restEntry = {
   name: "rest-entry",
   setup(build) {
-    build.onResolve({ filter: /^toolwire-(rest|lazy)$/ }, (args) => ({ path: args.path, namespace: "rest" }));
+    build.onResolve(
+      { filter: /^toolwire-(rest|lazy:.*)$/ },
+      (args) => ({ path: args.path, namespace: "rest" }),
+    );
     build.onLoad({ filter: /.*/, namespace: "rest" }, (args) => ({
-      contents: args.path === "toolwire-lazy"
-        ? [`import "./${LIBRARY[0]}";`, ...LAZY.map((entry) => `export * from "./${entry}";`)].join("\n")
+      contents: args.path.startsWith("toolwire-lazy:")
+        ? [
+          `import "./${LIBRARY[0]}";`,
+          ...LAZY[args.path.slice("toolwire-lazy:".length)].map((entry) => `export * from "./${entry}";`),
+        ].join("\n")
         : [...LIBRARY, BRIDGE, ...DEFERRED].map((entry) => `export * from "./${entry}";`).join("\n"),
       resolveDir: root,
       loader: "ts",
@@ -156,16 +175,24 @@ const restEntry = {
 
 /**
  * An `import()` in the library loads the second chunk, which exports what a deferred module does, or the
- * third, which exports what a lazy one does. Left to itself, esbuild would make each imported module a chunk
- * of its own.
+ * lazy chunk that exports what its module does: left to itself, esbuild would make each imported module a
+ * chunk of its own. A static import of a lazy module from outside its chunk is an import of that chunk too,
+ * so that the module is in one chunk only.
  */
-const deferredToRest = {
-  name: "deferred-to-rest",
+const toChunks = {
+  name: "to-chunks",
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind !== "dynamic-import") return undefined;
       const target = relative(root, resolve(args.resolveDir, args.path));
-      const chunk = DEFERRED.includes(target) ? REST : LAZY.includes(target) ? LAZY_CHUNK : undefined;
+      const lazy = lazyChunkOf(target);
+      if (args.kind !== "dynamic-import") {
+        const from = args.importer.startsWith("toolwire-lazy:")
+          ? args.importer.slice("toolwire-lazy:".length)
+          : lazyChunkOf(relative(root, args.importer));
+        if (lazy === undefined || lazy === from) return undefined;
+        return { path: `./${relative(dirname(CHUNK), lazy)}`, external: true };
+      }
+      const chunk = DEFERRED.includes(target) ? REST : lazy;
       if (chunk === undefined) {
         return {
           errors: [{
@@ -182,30 +209,50 @@ const deferredToRest = {
 
 const chunks = await build({
   ...common,
-  entryPoints: [{ in: LIBRARY[0], out: "mod" }, {
-    in: "toolwire-rest",
-    out: relative("dist", REST).replace(/\.js$/, ""),
-  }, {
-    in: "toolwire-lazy",
-    out: relative("dist", LAZY_CHUNK).replace(/\.js$/, ""),
-  }],
+  entryPoints: [
+    { in: LIBRARY[0], out: "mod" },
+    { in: "toolwire-rest", out: relative("dist", REST).replace(/\.js$/, "") },
+    ...Object.keys(LAZY).map((chunk) => ({
+      in: `toolwire-lazy:${chunk}`,
+      out: relative("dist", chunk).replace(/\.js$/, ""),
+    })),
+  ],
   outdir: "dist",
   splitting: true,
   chunkNames: relative("dist", CHUNK).replace(/\.js$/, ""),
   metafile: true,
-  plugins: [...common.plugins, restEntry, deferredToRest],
+  plugins: [...common.plugins, restEntry, toChunks],
+}).catch((error) => {
+  // A module that two chunks besides the first share would be a chunk of its own, named like the first.
+  if (!/share the same path/.test(error.message)) throw error;
+  throw new Error(
+    "a module is shared by the second chunk and a lazy one, or by two lazy ones: list it in LAZY with " +
+      "the modules that use it, or move what they use of it to a module of its own",
+    { cause: error },
+  );
 });
 
-// A deferred or lazy module that `mod.ts` also reaches by a static import lands in the first chunk, and
-// every start parses it again; a lazy one that the second chunk reaches would be in two places.
-for (const module of [...DEFERRED, ...LAZY]) {
-  if (Object.hasOwn(chunks.metafile.outputs[CHUNK].inputs, module)) {
+// A deferred module that `mod.ts` also reaches by a static import lands in the first chunk, and a lazy one
+// makes the first chunk import its chunk: either way every start loads it.
+const first = chunks.metafile.outputs[CHUNK];
+for (const module of DEFERRED) {
+  if (Object.hasOwn(first.inputs, module)) {
     throw new Error(`${module} is imported statically from mod.ts: it would be loaded at every start`);
   }
 }
-for (const module of LAZY) {
-  if (!Object.hasOwn(chunks.metafile.outputs[LAZY_CHUNK].inputs, module)) {
-    throw new Error(`${module} is imported statically from the second chunk: it belongs in one chunk`);
+for (const { path, kind } of first.imports) {
+  const chunk = relative(root, resolve(root, dirname(CHUNK), path));
+  if (kind === "import-statement" && Object.hasOwn(LAZY, chunk)) {
+    throw new Error(
+      `mod.ts imports ${LAZY[chunk].join(" or ")} statically: ${chunk} would be loaded at every start`,
+    );
+  }
+}
+for (const [chunk, modules] of Object.entries(LAZY)) {
+  for (const module of modules) {
+    if (!Object.hasOwn(chunks.metafile.outputs[chunk].inputs, module)) {
+      throw new Error(`${module} is not in ${chunk}: it belongs in one chunk`);
+    }
   }
 }
 
@@ -264,14 +311,18 @@ for (const [name, modules] of exporters) {
     throw new Error(`${modules.join(" and ")} both export ${name}: rename it in the deferred module`);
   }
 }
-const lazyExporters = new Map();
-for (const module of LAZY) {
-  for (const name of await exportsOf(module)) {
-    lazyExporters.set(name, [...(lazyExporters.get(name) ?? []), module]);
+for (const modules of Object.values(LAZY)) {
+  const lazyExporters = new Map();
+  for (const module of modules) {
+    for (const name of await exportsOf(module)) {
+      lazyExporters.set(name, [...(lazyExporters.get(name) ?? []), module]);
+    }
   }
-}
-for (const [name, modules] of lazyExporters) {
-  if (modules.length > 1) throw new Error(`${modules.join(" and ")} both export ${name}: rename it in one`);
+  for (const [name, exporting] of lazyExporters) {
+    if (exporting.length > 1) {
+      throw new Error(`${exporting.join(" and ")} both export ${name}: rename it in one`);
+    }
+  }
 }
 
 /** Every import that leaves an entry's own code is an import of the second chunk, which re-exports all. */

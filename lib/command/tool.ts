@@ -27,7 +27,6 @@ import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./run/idempotency_store.ts
 import type { SharedState } from "./contract/state_store.ts";
 import { MIN_CONFIRMATION_SECRET_BYTES } from "./mcp/confirmation_state.ts";
 import type { Manifest } from "./contract/manifest.ts";
-import { renderPlainError } from "./cli/plain_text.ts";
 import { errorMessage, unexpectedError } from "./run/thrown_error.ts";
 import { CommandRegistry } from "./contract/registry.ts";
 import { registerManifest } from "./builtins/manifest_command.ts";
@@ -297,6 +296,7 @@ export class Tool implements ToolHost {
         error: unexpected.error,
         startedAt: monotonicMs(),
       });
+      const { renderPlainError } = await import("./cli/plain_text.ts");
       await output.line("stderr", renderPlainError(this.name, envelope));
       if (unexpected.stack !== undefined) await output.line("stderr", unexpected.stack);
       code = isTerminal("stdout") ? ExitCode.GENERAL_ERROR : await output.envelope("stdout", envelope);

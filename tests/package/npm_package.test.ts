@@ -278,7 +278,7 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.equal(JSON.parse(readFileSync(pkg!, "utf8")).name, "toolwire");
     assert.equal(JSON.parse(readFileSync(schema!, "utf8")).type, "object");
     const installed = join(project, "node_modules", "toolwire", "dist");
-    // The entries, and the three chunks that hold the library; each with the TypeScript it was built from.
+    // The entries, and the chunks that hold the library; each with the TypeScript it was built from.
     // `mod.js` is re-exports of the first chunk and nothing else: its map has no source to point at.
     for (
       const [bundle, source] of [
@@ -289,7 +289,8 @@ describe("the npm package", { timeout: 180_000 }, () => {
         ["lib/framing/mod.js", "lib/framing/mod.ts"],
         ["chunks/toolwire.js", "lib/command/tool.ts"],
         ["chunks/toolwire_rest.js", "lib/protocol/lsp/serve_lsp.ts"],
-        ["chunks/toolwire_lazy.js", "lib/runtime/file_lock.ts"],
+        ["chunks/toolwire_lock.js", "lib/runtime/file_lock.ts"],
+        ["chunks/toolwire_text.js", "lib/command/cli/help_text.ts"],
         ["cmd/toolwire.js", "cmd/toolwire.ts"],
         ["cmd/toolwire_tool.js", "cmd/toolwire_tool.ts"],
       ]
@@ -320,31 +321,41 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.deepEqual(readdirSync(join(installed, "chunks")).sort(), [
       "toolwire.js",
       "toolwire.js.map",
-      "toolwire_lazy.js",
-      "toolwire_lazy.js.map",
+      "toolwire_lock.js",
+      "toolwire_lock.js.map",
       "toolwire_rest.js",
       "toolwire_rest.js.map",
+      "toolwire_text.js",
+      "toolwire_text.js.map",
     ]);
   });
 
   it("runs a tool from the first chunk alone; the others are loaded only by what needs them", async () => {
-    // A copy of the package without the second and third chunks: whatever a tool does at every start,
-    // `mcp serve` included, must not reach them.
+    // A copy of the package with the first chunk only: whatever a tool does at every start, `mcp serve`
+    // included, must not reach the others.
     const lean = join(dir.path, "lean");
     cpSync(join(project, "node_modules", "toolwire"), join(lean, "node_modules", "toolwire"), {
       recursive: true,
     });
-    rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", "toolwire_rest.js"));
-    rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", "toolwire_lazy.js"));
+    for (const chunk of ["toolwire_rest.js", "toolwire_lock.js", "toolwire_text.js"]) {
+      rmSync(join(lean, "node_modules", "toolwire", "dist", "chunks", chunk));
+    }
     writeFileSync(
       join(lean, "package.json"),
       JSON.stringify({ name: "lean", version: "1.0.0", type: "module" }),
     );
     cpSync(join(project, "hello.js"), join(lean, "hello.js"));
     const hello = [NODE, join(lean, "hello.js")];
-    for (const argv of [["greet", "--name", "ada"], ["manifest"], ["greet", "--help"], ["--version"]]) {
+    // A missing flag is an ARG_ERROR envelope on stdout (JSON: not a terminal), with no text to render.
+    const runs: Array<[string[], number]> = [
+      [["greet", "--name", "ada"], 0],
+      [["manifest"], 0],
+      [["--version"], 0],
+      [["greet"], 2],
+    ];
+    for (const [argv, code] of runs) {
       const result = await run([...hello, ...argv], { cwd: lean });
-      assert.equal(result.code, 0, `${argv.join(" ")}: ${result.stderr}`);
+      assert.equal(result.code, code, `${argv.join(" ")}: ${result.stderr}`);
     }
     const session = [
       {
@@ -363,9 +374,15 @@ describe("the npm package", { timeout: 180_000 }, () => {
     assert.deepEqual(answers.map((answer) => answer.id), [1, 2, 3]);
     assert.equal(answers[2].result.structuredContent.data.greeting, "hello ada");
 
-    // The full package: the built-ins that load their work on first use find it in the second chunk, and
-    // the file lock is in the third.
+    // The full package: the built-ins that load their work on first use find it in the second chunk, the
+    // file lock and the text a person reads are in chunks of their own.
     const full = [NODE, join(project, "hello.js")];
+    const help = await run([...full, "greet", "--help"], { cwd: project });
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /--name/);
+    const plain = await run([...full, "greet", "--format", "plain"], { cwd: project });
+    assert.equal(plain.code, 2);
+    assert.match(plain.stderr, /^hello: error: /m);
     writeFileSync(
       join(project, "lock.mjs"),
       [

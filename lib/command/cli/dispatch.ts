@@ -7,14 +7,11 @@ import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { executeCommand } from "../run/executor.ts";
 import { ExitCode } from "../../exit_code.ts";
 import { FORMATS, type OutputFormat } from "../contract/command_definition.ts";
-import { commandHelp, toolHelp } from "./help_text.ts";
 import { idempotencyKeyIssue } from "../run/idempotency_store.ts";
 import { toolKeys } from "../run/tool_keys.ts";
 import type { SharedState } from "../contract/state_store.ts";
 import { argumentErrorEnvelope } from "../input/argument_error.ts";
 import { completeFlags, completePositionals, type InputIssue, quote } from "../input/input_values.ts";
-import { outputFileIssue, writeOutputFile } from "./output_file.ts";
-import { renderPlainData, renderPlainError } from "./plain_text.ts";
 import { runProtocolCommand } from "./protocol_runner.ts";
 import { textStyle } from "./terminal_style.ts";
 import type { CommandRegistry, RegisteredCommand } from "../contract/registry.ts";
@@ -95,7 +92,7 @@ export async function dispatch(
   if (keyIssue !== undefined) issues.push(keyIssue);
   // Checked before anything runs: a target that cannot be written would otherwise fail after the work.
   const file = parsed.given.get("output") as string | undefined;
-  const fileIssue = file === undefined ? undefined : await outputFileIssue(file);
+  const fileIssue = file === undefined ? undefined : await (await outputFile()).outputFileIssue(file);
   if (fileIssue !== undefined) issues.push(fileIssue);
   const protocol = definition.stdout === "protocol";
   if (issues.length > 0) {
@@ -148,7 +145,9 @@ export async function dispatch(
         );
       },
     });
-    if (file !== undefined && envelope.ok) envelope = await writeOutputFile(file, envelope, startedAt);
+    if (file !== undefined && envelope.ok) {
+      envelope = await (await outputFile()).writeOutputFile(file, envelope, startedAt);
+    }
     return await printResult(tool, command, envelope, format, output);
   } finally {
     restoreStdout();
@@ -226,6 +225,7 @@ async function argError(
   const envelope = argumentErrorEnvelope(issues, startedAt, `run '${help}'`);
   // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
   if (format === "plain" || stream === "stderr") {
+    const { renderPlainError } = await plainText();
     await output.line("stderr", renderPlainError(tool.name, envelope, textStyle("stderr", format)));
   }
   if (format === "json") await output.envelope(stream, envelope);
@@ -261,6 +261,7 @@ async function printHelp(
   format: OutputFormat,
 ): Promise<number> {
   const style = textStyle("stdout", format);
+  const { commandHelp, toolHelp } = await import("./help_text.ts");
   if (command !== undefined) {
     await output.line("stdout", commandHelp(tool, command.path, tool.registry.entryOf(command.path)!, style));
     return ExitCode.SUCCESS;
@@ -294,6 +295,7 @@ async function printResult(
 ): Promise<number> {
   if (format === "json") return await output.envelope("stdout", envelope);
   envelope = serialisableEnvelope(envelope);
+  const { renderPlainData, renderPlainError } = await plainText();
   const errStyle = textStyle("stderr", format);
   for (const warning of envelope.warnings) {
     void output.line("stderr", `${errStyle.warning("warning:")} ${warning.message}`);
@@ -308,4 +310,13 @@ async function printResult(
   }
   if (!envelope.ok) await output.line("stderr", renderPlainError(tool.name, envelope, errStyle));
   return envelope.meta.exit_code;
+}
+
+/** What a person at a terminal reads, and a result written to a file: loaded when a run first needs it. */
+function plainText(): Promise<typeof import("./plain_text.ts")> {
+  return import("./plain_text.ts");
+}
+
+function outputFile(): Promise<typeof import("./output_file.ts")> {
+  return import("./output_file.ts");
 }

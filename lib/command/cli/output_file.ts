@@ -1,4 +1,5 @@
-import { parentDir, pathKind, probeCreate, writeTextAtomic } from "../../runtime/mod.ts";
+import { parentDir, writeTextAtomic } from "../../runtime/mod.ts";
+import { pathKind, probeCreate } from "../../runtime/path_checks.ts";
 import { makeEnvelope, type ResponseEnvelope } from "../contract/envelope.ts";
 import { ExitCode } from "../../exit_code.ts";
 import type { InputIssue } from "../input/input_values.ts";

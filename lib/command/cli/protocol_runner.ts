@@ -16,7 +16,6 @@ import { cancelledError, timeoutError } from "../run/framework_errors.ts";
 import { ExitCode, type ExitCodeTable } from "../../exit_code.ts";
 import type { OutputFormat } from "../contract/command_definition.ts";
 import type { CommandInput } from "../input/input_values.ts";
-import { renderPlainError } from "./plain_text.ts";
 import { textStyle } from "./terminal_style.ts";
 import { failureExitCode, failureOf } from "../run/thrown_error.ts";
 import { commandWords } from "../contract/command_words.ts";
@@ -170,6 +169,7 @@ async function fail(
   for (const warning of envelope.warnings) {
     await run.output.line("stderr", `${style.warning("warning:")} ${warning.message}`);
   }
+  const { renderPlainError } = await import("./plain_text.ts");
   await run.output.line("stderr", renderPlainError(run.tool, envelope, style));
   if (run.format === "json") return await run.output.envelope("stderr", envelope);
   return exitCode;
