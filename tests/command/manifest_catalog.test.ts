@@ -22,6 +22,22 @@ function echoTool() {
   return tool;
 }
 
+/** A call's context with nothing to report to and nobody authenticated. */
+function callContext(era: "modern" | "legacy"): ToolCallContext {
+  const scope = new CancelScope();
+  return {
+    era,
+    clientCapabilities: {},
+    get signal() {
+      return scope.signal;
+    },
+    cancellation: scope,
+    caller: undefined,
+    progress: () => {},
+    log: () => {},
+  };
+}
+
 describe("ManifestCatalog", () => {
   it("given its commands as a function, asks for them on first use and only once", () => {
     const tool = echoTool();
@@ -57,16 +73,7 @@ describe("ManifestCatalog", () => {
       calls++;
       return makeEnvelope({ exitCode: 0, data: { text: call.flags.text }, startedAt: 0 });
     });
-    const scope = new CancelScope();
-    const context = {
-      era: "modern",
-      clientCapabilities: {},
-      signal: scope.signal,
-      cancellation: scope,
-      caller: undefined,
-      progress: () => {},
-      log: () => {},
-    } as const;
+    const context = callContext("modern");
     const first = await catalog.call({ name: "say", arguments: { text: "hi" } }, context);
     assert.equal(first.kind, "json_result");
     assert.deepEqual(read, ["say"], "the manifest built-in's entry (and its schema) is not built for a call");
@@ -97,16 +104,7 @@ describe("ManifestCatalog", () => {
         return makeEnvelope({ exitCode: 0, data: null, startedAt: 0 });
       },
     );
-    const scope = new CancelScope();
-    const context = {
-      era: "legacy",
-      clientCapabilities: {},
-      signal: scope.signal,
-      cancellation: scope,
-      caller: undefined,
-      progress: () => {},
-      log: () => {},
-    } as const;
+    const context = callContext("legacy");
     await catalog.call({ name: "a_b", arguments: { text: "x" } }, context);
     assert.equal(catalog.tools().length, 1);
     await catalog.call({ name: "a_b", arguments: { text: "x" } }, context);
@@ -124,18 +122,7 @@ describe("ManifestCatalog", () => {
 
   it("an executor may answer with the envelope itself (a synchronous handler's) or with a promise of it", async () => {
     const commands = () => echoTool().registry.servableEntries();
-    const scope = new CancelScope();
-    const context: ToolCallContext = {
-      era: "modern",
-      clientCapabilities: {},
-      get signal() {
-        return scope.signal;
-      },
-      cancellation: scope,
-      caller: undefined,
-      progress: () => {},
-      log: () => {},
-    };
+    const context = callContext("modern");
     const said = (text: unknown, exitCode: number) =>
       makeEnvelope({ exitCode, data: { text }, error: null, warnings: [], startedAt: 0, meta: {} });
     const outcomes = [];
