@@ -296,8 +296,13 @@ export class Tool implements ToolHost {
         error: unexpected.error,
         startedAt: monotonicMs(),
       });
-      const { renderPlainError } = await import("./cli/plain_text.ts");
-      await output.line("stderr", renderPlainError(this.name, envelope));
+      // The text a person reads is a chunk of its own (loaded on first use): should it fail to load, the
+      // run still ends in its envelope, its message as the plain line.
+      const text = await import("./cli/plain_text.ts").then(
+        ({ renderPlainError }) => renderPlainError(this.name, envelope),
+        () => `${this.name}: error: ${envelope.error?.message}`,
+      );
+      await output.line("stderr", text);
       if (unexpected.stack !== undefined) await output.line("stderr", unexpected.stack);
       code = isTerminal("stdout") ? ExitCode.GENERAL_ERROR : await output.envelope("stdout", envelope);
     }

@@ -357,6 +357,11 @@ describe("the npm package", { timeout: 180_000 }, () => {
       const result = await run([...hello, ...argv], { cwd: lean });
       assert.equal(result.code, code, `${argv.join(" ")}: ${result.stderr}`);
     }
+    // Plain text is in a chunk this copy lacks: the run still ends in one envelope, and says why.
+    const plainless = await run([...hello, "greet", "--format", "plain"], { cwd: lean });
+    assert.equal(plainless.code, 1, plainless.stderr);
+    assert.equal(onlyEnvelope(plainless.stdout).error.code, "GENERAL_ERROR");
+    assert.match(plainless.stderr, /^hello: error: internal error: .*toolwire_text\.js/m);
     const session = [
       {
         jsonrpc: "2.0",

@@ -92,7 +92,9 @@ export async function dispatch(
   if (keyIssue !== undefined) issues.push(keyIssue);
   // Checked before anything runs: a target that cannot be written would otherwise fail after the work.
   const file = parsed.given.get("output") as string | undefined;
-  const fileIssue = file === undefined ? undefined : await (await outputFile()).outputFileIssue(file);
+  const fileIssue = file === undefined
+    ? undefined
+    : await (await import("./output_file.ts")).outputFileIssue(file);
   if (fileIssue !== undefined) issues.push(fileIssue);
   const protocol = definition.stdout === "protocol";
   if (issues.length > 0) {
@@ -146,7 +148,8 @@ export async function dispatch(
       },
     });
     if (file !== undefined && envelope.ok) {
-      envelope = await (await outputFile()).writeOutputFile(file, envelope, startedAt);
+      const { writeOutputFile } = await import("./output_file.ts");
+      envelope = await writeOutputFile(file, envelope, startedAt);
     }
     return await printResult(tool, command, envelope, format, output);
   } finally {
@@ -225,7 +228,7 @@ async function argError(
   const envelope = argumentErrorEnvelope(issues, startedAt, `run '${help}'`);
   // A protocol command reports on stderr: plain text, then in JSON mode the envelope as the last line.
   if (format === "plain" || stream === "stderr") {
-    const { renderPlainError } = await plainText();
+    const { renderPlainError } = await import("./plain_text.ts");
     await output.line("stderr", renderPlainError(tool.name, envelope, textStyle("stderr", format)));
   }
   if (format === "json") await output.envelope(stream, envelope);
@@ -295,7 +298,7 @@ async function printResult(
 ): Promise<number> {
   if (format === "json") return await output.envelope("stdout", envelope);
   envelope = serialisableEnvelope(envelope);
-  const { renderPlainData, renderPlainError } = await plainText();
+  const { renderPlainData, renderPlainError } = await import("./plain_text.ts");
   const errStyle = textStyle("stderr", format);
   for (const warning of envelope.warnings) {
     void output.line("stderr", `${errStyle.warning("warning:")} ${warning.message}`);
@@ -310,13 +313,4 @@ async function printResult(
   }
   if (!envelope.ok) await output.line("stderr", renderPlainError(tool.name, envelope, errStyle));
   return envelope.meta.exit_code;
-}
-
-/** What a person at a terminal reads, and a result written to a file: loaded when a run first needs it. */
-function plainText(): Promise<typeof import("./plain_text.ts")> {
-  return import("./plain_text.ts");
-}
-
-function outputFile(): Promise<typeof import("./output_file.ts")> {
-  return import("./output_file.ts");
 }
