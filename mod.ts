@@ -94,6 +94,7 @@ export {
   type SharedState,
   type StateStore,
   StateStoreUnavailableError,
+  type StateSwap,
 } from "./lib/command/contract/state_store.ts";
 export { type RedisCommands, redisStateStore } from "./lib/command/run/redis_state_store.ts";
 

@@ -11,6 +11,7 @@ import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { StoreLink } from "./store_link.ts";
 
 /** The balancers a fleet can run behind. */
 export const BALANCERS = ["haproxy", "nginx"] as const;
@@ -242,6 +243,8 @@ export interface FleetOptions {
   balancer: Balancer;
   /** How many instances. @default 3 */
   instances?: number;
+  /** The instances that reach Redis through a {@linkcode StoreLink} of their own, which can stall or cut. */
+  linked?: readonly number[];
   log?: (line: string) => void;
 }
 
@@ -256,6 +259,7 @@ export class Fleet {
   #redis: { stop(): Promise<void> } | undefined;
   #balancer: Part | undefined;
   readonly #instances: (Part | undefined)[];
+  readonly #links = new Map<number, StoreLink>();
 
   private constructor(
     options: FleetOptions,
@@ -284,6 +288,9 @@ export class Fleet {
       writeFileSync(secret, `${crypto.randomUUID()}${crypto.randomUUID()}\n`, { mode: 0o600 });
       chmodSync(secret, 0o600);
       await fleet.startRedis();
+      for (const index of options.linked ?? []) {
+        fleet.#links.set(index, await StoreLink.start(fleet.#redisPort));
+      }
       for (let index = 0; index < ports.length; index++) await fleet.startInstance(index);
       await fleet.#startBalancer(new URL(fleet.url).port);
       return fleet;
@@ -304,6 +311,16 @@ export class Fleet {
     return this.#options.balancer === "haproxy"
       ? `mcp${index + 1}`
       : `127.0.0.1:${this.#instancePorts[index]}`;
+  }
+
+  /** Instance `index`'s own endpoint, not through the balancer. */
+  instanceUrl(index: number): string {
+    return `http://127.0.0.1:${this.#instancePorts[index]}/mcp`;
+  }
+
+  /** The link between instance `index` and Redis, when it was started with one ({@linkcode FleetOptions.linked}). */
+  link(index: number): StoreLink | undefined {
+    return this.#links.get(index);
   }
 
   /** How many instances there are (running or not). */
@@ -330,7 +347,7 @@ export class Fleet {
       "mcp",
       "listen",
       "--state-store",
-      `redis://127.0.0.1:${this.#redisPort}/0`,
+      `redis://127.0.0.1:${this.#links.get(index)?.port ?? this.#redisPort}/0`,
       "--confirmation-secret-file",
       join(this.#dir, "confirmation.key"),
       `http://127.0.0.1:${this.#instancePorts[index]}/mcp`,
@@ -363,6 +380,7 @@ export class Fleet {
   async stop(): Promise<void> {
     await this.#balancer?.stop();
     await Promise.all(this.#instances.map((part) => part?.stop()));
+    for (const link of this.#links.values()) await link.close();
     await this.#redis?.stop();
     rmSync(this.#dir, { recursive: true, force: true });
   }

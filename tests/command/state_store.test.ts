@@ -18,6 +18,7 @@ import {
   StateStoreUnavailableError,
 } from "../../mod.ts";
 import { ensurePrograms, freePort, sleep, startRedisServer } from "../../scripts/soak/fleet_parts.ts";
+import { StoreLink } from "../../scripts/soak/store_link.ts";
 import { tempDir } from "../helpers/run.ts";
 
 const SECRET = new TextEncoder().encode("0123456789abcdef0123456789abcdef");
@@ -56,21 +57,62 @@ describe("the file store as a StateStore", () => {
       assert.equal(await store.read("k"), undefined);
       assert.equal(await store.reserve("k", "2", 60_000), true);
       assert.equal(await store.read("k"), "2");
-      await store.release("k");
+      assert.equal(await store.swap({ key: "k", expect: "2", value: undefined, ttlMs: 0 }), true);
       assert.equal(await store.read("k"), undefined);
-      await store.record("k", "3", 60_000);
-      assert.equal(await store.read("k"), "3");
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("swap changes an entry only from what it holds, only while its fence holds, and removes one likewise", async () => {
+    const dir = tempDir();
+    try {
+      const store = new IdempotencyStore(dir.path);
+      await swapRules(store);
     } finally {
       dir.cleanup();
     }
   });
 });
 
+/** The rules of StateStore.swap, on any store. */
+async function swapRules(store: StateStore): Promise<void> {
+  const change = { key: "rec", ttlMs: 60_000 };
+  assert.equal(await store.swap({ ...change, expect: "x", value: "a" }), false, "absent is not 'x'");
+  assert.equal(await store.swap({ ...change, expect: undefined, value: "a" }), true);
+  assert.equal(
+    await store.swap({ ...change, expect: undefined, value: "b" }),
+    false,
+    "present is not absent",
+  );
+  assert.equal(await store.swap({ ...change, expect: "b", value: "c" }), false);
+  assert.equal(await store.read("rec"), "a");
+  const fence = { key: "lock", value: "token-1" };
+  assert.equal(await store.swap({ ...change, expect: "a", value: "c", fence }), false, "the fence is absent");
+  assert.equal(await store.reserve("lock", "token-2", 60_000), true);
+  assert.equal(
+    await store.swap({ ...change, expect: "a", value: "c", fence }),
+    false,
+    "the fence holds another",
+  );
+  assert.equal(await store.read("rec"), "a");
+  assert.equal(await store.swap({ ...change, expect: "token-2", value: "token-1", key: "lock" }), true);
+  assert.equal(await store.swap({ ...change, expect: "a", value: "c", fence }), true, "the fence holds");
+  assert.equal(await store.read("rec"), "c");
+  assert.equal(await store.swap({ ...change, expect: "a", value: undefined }), false);
+  assert.equal(await store.swap({ ...change, expect: "c", value: undefined }), true);
+  assert.equal(await store.read("rec"), undefined);
+  assert.equal(await store.swap({ key: "brief", expect: undefined, value: "s", ttlMs: 30 }), true);
+  await sleep(60);
+  assert.equal(await store.read("brief"), undefined, "a swapped value expires");
+  assert.equal(await store.swap({ key: "brief", expect: undefined, value: "t", ttlMs: 60_000 }), true);
+}
+
 interface NodeRedis {
   connect(): Promise<unknown>;
   set(key: string, value: string, options: object): Promise<string | null>;
   get(key: string): Promise<string | null>;
-  del(key: string): Promise<number>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   on(event: string, listener: (error: unknown) => void): unknown;
   destroy(): void;
 }
@@ -81,7 +123,7 @@ function adapter(client: NodeRedis): RedisCommands {
     set: async (key, value, { px, nx }) =>
       (await client.set(key, value, nx ? { PX: px, NX: true } : { PX: px })) === "OK",
     get: (key) => client.get(key),
-    del: (key) => client.del(key),
+    eval: (script, keys, args) => client.eval(script, { keys, arguments: args }),
   };
 }
 
@@ -111,6 +153,29 @@ describe("Redis as the shared store, through node-redis", {
       stores.push(redisStateStore(adapter(client), { prefix: "test:" }));
     }
   });
+  /** A store over a client of its own that reaches Redis through a StoreLink, with a bound of `timeoutMs`. */
+  async function linkedStore(timeoutMs: number) {
+    const link = await StoreLink.start(port);
+    const { createClient } = await import("redis");
+    const client = createClient({
+      url: `redis://127.0.0.1:${link.port}/0`,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: () => 100 },
+    }) as unknown as NodeRedis;
+    client.on("error", () => {});
+    await client.connect();
+    const store = redisStateStore(adapter(client), { prefix: "test:", timeoutMs });
+    return {
+      link,
+      store,
+      close: async () => {
+        link.release();
+        client.destroy();
+        await link.close();
+      },
+    };
+  }
+
   after(async () => {
     for (const client of clients) client.destroy();
     await server?.stop();
@@ -163,12 +228,81 @@ describe("Redis as the shared store, through node-redis", {
     );
   });
 
+  it("swap is one atomic script: its rules, and of 20 concurrent swaps from one value by two clients one wins", async () => {
+    await swapRules(stores[0]!);
+    await stores[0]!.reserve("contended", "v0", 60_000);
+    const swaps = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, index) =>
+          stores[index % 2]!.swap({ key: "contended", expect: "v0", value: `v${index + 1}`, ttlMs: 60_000 }),
+      ),
+    );
+    assert.equal(swaps.filter(Boolean).length, 1);
+  });
+
+  it("a command the server does not answer (the link holds its bytes) is refused within the store's bound", {
+    timeout: 20_000,
+  }, async () => {
+    const linked = await linkedStore(500);
+    try {
+      assert.equal(await linked.store.reserve("held", "1", 60_000), true);
+      linked.link.hold();
+      const started = Date.now();
+      await assert.rejects(linked.store.read("held"), StateStoreUnavailableError);
+      await assert.rejects(
+        linked.store.swap({ key: "held", expect: "1", value: "2", ttlMs: 60_000 }),
+        StateStoreUnavailableError,
+      );
+      // A bound, not a speed: without one, these wait for as long as the link holds (here: until released).
+      assert.ok(Date.now() - started < 5_000, `refused after ${Date.now() - started} ms`);
+      linked.link.release();
+    } finally {
+      await linked.close();
+    }
+  });
+
+  it("the lease: a holder whose renewals went unanswered past its lease runs no handler, and withdraws its reservation", async () => {
+    const linked = await linkedStore(500);
+    try {
+      const keys = new SharedIdempotencyStore(linked.store, { lifetimeSeconds: 60 });
+      let ran = false;
+      const refused = await keys.withKey("lease-1", async (slot) => {
+        assert.equal(slot.state.kind, "free");
+        // Renewals (every 3.3 s) go unanswered past the lease the holder counts (7 s); the lock itself lives
+        // on in Redis (10 s), so the fenced reservation lands: only the lease check stops the handler.
+        linked.link.hold();
+        await sleep(8_000);
+        linked.link.release();
+        try {
+          await slot.reserve("sha256:fp", "add");
+        } catch (error) {
+          return error;
+        }
+        ran = true;
+      }, { timeoutMs: 10_000 });
+      assert.equal(ran, false);
+      assert.ok(refused instanceof StateStoreUnavailableError, String(refused));
+      assert.match((refused as Error).message, /could not be renewed in time/);
+      // The withdrawal frees the key: the next call finds it free and runs.
+      const next = await keys.withKey("lease-1", (slot) => Promise.resolve(slot.state.kind), {
+        timeoutMs: 10_000,
+      });
+      assert.equal(next, "free");
+    } finally {
+      await linked.close();
+    }
+  });
+
   it("with Redis stopped, every command rejects with StateStoreUnavailableError; a keyed call never reaches its handler", async () => {
     await server!.stop();
     server = undefined;
     await assert.rejects(stores[0]!.reserve("x", "1", 1000), StateStoreUnavailableError);
     await assert.rejects(stores[0]!.read("x"), StateStoreUnavailableError);
-    await assert.rejects(stores[0]!.record("x", "1", 1000), StateStoreUnavailableError);
+    await assert.rejects(
+      stores[0]!.swap({ key: "x", expect: undefined, value: "1", ttlMs: 1000 }),
+      StateStoreUnavailableError,
+    );
     const keys = new SharedIdempotencyStore(stores[1]!);
     let reached = false;
     await assert.rejects(

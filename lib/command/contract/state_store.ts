@@ -23,12 +23,39 @@
 export interface StateStore {
   /** Creates `key` holding `value` for `ttlMs` unless it exists (and has not expired): `true` when this call did. */
   reserve(key: string, value: string, ttlMs: number): Promise<boolean>;
-  /** Sets `key` to `value` for `ttlMs`, replacing what it held. */
-  record(key: string, value: string, ttlMs: number): Promise<void>;
   /** What `key` holds; `undefined` when nothing, or when it expired. */
   read(key: string): Promise<string | undefined>;
-  /** Removes `key` (nothing when it is absent). */
-  release(key: string): Promise<void>;
+  /**
+   * Changes `key` only if it still holds what the caller last saw, in one atomic step (see
+   * {@linkcode StateSwap}): `true` when it did. A write that arrives late, after another caller changed the
+   * key, changes nothing.
+   */
+  swap(change: StateSwap): Promise<boolean>;
+}
+
+/**
+ * One conditional write of {@linkcode StateStore.swap}: when `key` holds exactly `expect` (`undefined`: it
+ * is absent or expired) and, if `fence` is given, the fence's key holds exactly its value, `key` is set to
+ * `value` for `ttlMs`, or removed when `value` is `undefined`. All of it is checked and done at once.
+ *
+ * @example
+ * ```ts
+ * declare const store: StateStore;
+ * const renewed: StateSwap = { key: "lock:1", expect: "token-a", value: "token-a", ttlMs: 10_000 };
+ * await store.swap(renewed); // false once another caller took the lock
+ * await store.swap({ key: "record:1", expect: undefined, value: "pending", ttlMs: 60_000, fence: { key: "lock:1", value: "token-a" } });
+ * ```
+ */
+export interface StateSwap {
+  key: string;
+  /** What `key` must hold now; `undefined`: it must be absent. */
+  expect: string | undefined;
+  /** What it holds after; `undefined`: it is removed. */
+  value: string | undefined;
+  /** How long the new value lives; unused when removing. */
+  ttlMs: number;
+  /** Another key that must hold exactly `value` for the write to happen (a holder's lock, say). */
+  fence?: { key: string; value: string };
 }
 
 /**

@@ -43,39 +43,49 @@ export interface KeySlot {
 }
 
 /**
+ * Where a {@linkcode recordSlot} writes a key's record. `write` gets the text written last by the slot
+ * (`undefined` before the reservation), so that a store can write only over its own record; `remove` gets
+ * the reservation's text. `holder`, when given, goes into the reservation: the holder's own token.
+ */
+export interface RecordPlace {
+  write(record: string, previous: string | undefined): Promise<unknown>;
+  remove(previous: string): Promise<unknown>;
+  holder?: string;
+}
+
+/**
  * A {@linkcode KeySlot} over any place a key's record can be written and removed: the pending record on
  * `reserve`, the done one on `complete`, both with the reservation's time, fingerprint and command.
  *
  * @example
  * ```ts
  * const records = new Map<string, string>();
- * const slot = recordSlot({ kind: "free" }, async (text) => void records.set("k", text), async () => {
- *   records.delete("k");
+ * const slot = recordSlot({ kind: "free" }, {
+ *   write: async (text) => void records.set("k", text),
+ *   remove: async () => void records.delete("k"),
  * });
  * await slot.reserve("sha256:…", "add");
  * ```
  */
-export function recordSlot(
-  state: KeyState,
-  write: (record: string) => Promise<unknown>,
-  remove: () => Promise<unknown>,
-): KeySlot {
+export function recordSlot(state: KeyState, place: RecordPlace): KeySlot {
   let reservedAt = "";
   let fingerprint = "";
   let command = "";
+  let pending = "";
   return {
     state,
     reserve: async (callFingerprint, path) => {
       reservedAt = new Date().toISOString();
       fingerprint = callFingerprint;
       command = path;
-      await write(pendingRecord(fingerprint, command, reservedAt));
+      pending = pendingRecord(fingerprint, command, reservedAt, place.holder);
+      await place.write(pending, undefined);
     },
     complete: async (data) => {
-      await write(doneRecord(fingerprint, command, data, reservedAt));
+      await place.write(doneRecord(fingerprint, command, data, reservedAt), pending);
     },
     abandon: async () => {
-      await remove();
+      await place.remove(pending);
     },
   };
 }
@@ -124,15 +134,22 @@ export class KeyInProgressError extends Error {
 }
 
 /**
- * The text of a reservation: a call with this fingerprint is about to run.
+ * The text of a reservation: a call with this fingerprint is about to run. `holder`, the token of the call
+ * that holds the key, makes the text unique, so that only that call can replace or remove it.
  *
  * @example
  * ```ts
- * pendingRecord("sha256:…", "add", "2026-01-05T10:00:00.000Z"); // '{"state":"pending",…}'
+ * pendingRecord("sha256:…", "add", "2026-01-05T10:00:00.000Z", "c0ffee"); // '{"state":"pending",…}'
  * ```
  */
-export function pendingRecord(fingerprint: string, command: string, reservedAt: string): string {
-  return JSON.stringify({ state: "pending", fingerprint, command, reserved_at: reservedAt });
+export function pendingRecord(
+  fingerprint: string,
+  command: string,
+  reservedAt: string,
+  holder?: string,
+): string {
+  const record = { state: "pending", fingerprint, command, reserved_at: reservedAt };
+  return JSON.stringify(holder === undefined ? record : { ...record, holder });
 }
 
 /**
@@ -156,7 +173,7 @@ export function doneRecord(fingerprint: string, command: string, data: unknown, 
 
 /**
  * A record as written by {@linkcode pendingRecord} and {@linkcode doneRecord}, or by earlier versions (a
- * result without `state`), with the time its lifetime counts from. It is checked field by field: anything
+ * result without `state`, a reservation without `holder`), with the time its lifetime counts from. It is checked field by field: anything
  * else reads as unreadable (`undefined`), which a call treats as "unknown".
  *
  * @example

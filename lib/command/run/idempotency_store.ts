@@ -19,7 +19,7 @@ import {
   recordSlot,
   type StoredResult,
 } from "./idempotency_record.ts";
-import type { StateStore } from "../contract/state_store.ts";
+import type { StateStore, StateSwap } from "../contract/state_store.ts";
 
 export type { IdempotencyKeys, KeySlot, KeyState, StoredResult } from "./idempotency_record.ts";
 
@@ -111,28 +111,45 @@ export class IdempotencyStore implements IdempotencyKeys, StateStore {
     });
   }
 
-  /** Sets the entry `key` to `value` for `ttlMs`. */
-  async record(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.#withEntry(key, (file) => writeEntry(file, value, ttlMs));
-  }
-
   /** The entry's value, unless absent or expired. */
   async read(key: string): Promise<string | undefined> {
     return await entryValue(this.#entryPath(await keyDigest(key)));
   }
 
-  /** Removes the entry `key`. */
-  async release(key: string): Promise<void> {
-    await this.#withEntry(key, (file) => removeFile(file));
+  /** Changes the entry `key` if it and the fence hold what is expected, under both entries' locks. */
+  async swap(change: StateSwap): Promise<boolean> {
+    const fence = change.fence;
+    return await this.#withEntry(change.key, async (file) => {
+      if (await entryValue(file) !== change.expect) return false;
+      if (
+        fence !== undefined && await entryValue(this.#entryPath(await keyDigest(fence.key))) !== fence.value
+      ) {
+        return false;
+      }
+      if (change.value === undefined) await removeFile(file);
+      else await writeEntry(file, change.value, change.ttlMs);
+      return true;
+    }, fence?.key);
   }
 
-  async #withEntry<T>(key: string, use: (file: string) => Promise<T>): Promise<T> {
+  /**
+   * Runs `use` on the entry `key` under its lock, and under the lock of `also` too when given: the two are
+   * taken in the order of their digests, so that two callers locking the same pair never wait on each other.
+   */
+  async #withEntry<T>(key: string, use: (file: string) => Promise<T>, also?: string): Promise<T> {
     const digest = await keyDigest(key);
     await ensureDir(this.#dir);
     const file = this.#entryPath(digest);
-    return await withFileLock(`${file.slice(0, -".json".length)}.lock`, () => use(file), {
-      timeoutMs: ENTRY_LOCK_TIMEOUT_MS,
-    });
+    const lock = (each: string) => joinPath(this.#dir, `${each}.state.lock`);
+    const options = { timeoutMs: ENTRY_LOCK_TIMEOUT_MS };
+    const other = also === undefined ? digest : await keyDigest(also);
+    if (other === digest) return await withFileLock(lock(digest), () => use(file), options);
+    const [first, second] = [digest, other].sort() as [string, string];
+    return await withFileLock(
+      lock(first),
+      () => withFileLock(lock(second), () => use(file), options),
+      options,
+    );
   }
 
   #entryPath(digest: string): string {
@@ -155,7 +172,10 @@ export class IdempotencyStore implements IdempotencyKeys, StateStore {
     return await withFileLock(this.#path(digest, "lock"), async () => {
       const file = this.#path(digest, "json");
       const state = await this.#state(digest);
-      return await use(recordSlot(state, (record) => writeTextAtomic(file, record), () => removeFile(file)));
+      return await use(recordSlot(state, {
+        write: (record) => writeTextAtomic(file, record),
+        remove: () => removeFile(file),
+      }));
     }, options);
   }
 

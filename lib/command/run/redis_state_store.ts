@@ -1,10 +1,11 @@
-import { type StateStore, StateStoreUnavailableError } from "../contract/state_store.ts";
+import { type StateStore, StateStoreUnavailableError, type StateSwap } from "../contract/state_store.ts";
 import { errorMessage } from "./thrown_error.ts";
 
 /**
- * The three Redis commands a {@linkcode StateStore} needs, over whichever client you use (node-redis,
- * ioredis; Valkey speaks the same): the library itself depends on none. `set` is `SET key value PX ms`,
- * with `NX` when `nx` is true, and answers whether it set the key; `get` is `GET`; `del` is `DEL`.
+ * The Redis commands a {@linkcode StateStore} needs, over whichever client you use (node-redis, ioredis;
+ * Valkey speaks the same): the library itself depends on none. `set` is `SET key value PX ms`, with `NX`
+ * when `nx` is true, and answers whether it set the key; `get` is `GET`; `eval` is `EVAL script numkeys
+ * keys… args…`, answering the script's reply.
  *
  * @example
  * ```ts
@@ -12,16 +13,17 @@ import { errorMessage } from "./thrown_error.ts";
  * declare const client: {
  *   set(key: string, value: string, options: object): Promise<string | null>;
  *   get(key: string): Promise<string | null>;
- *   del(key: string): Promise<number>;
+ *   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
  * };
  * const commands: RedisCommands = {
  *   set: async (key, value, { px, nx }) =>
  *     (await client.set(key, value, nx ? { PX: px, NX: true } : { PX: px })) === "OK",
  *   get: (key) => client.get(key),
- *   del: (key) => client.del(key),
+ *   eval: (script, keys, args) => client.eval(script, { keys, arguments: args }),
  * };
  * // ioredis: set: async (key, value, { px, nx }) =>
  * //   (await (nx ? redis.set(key, value, "PX", px, "NX") : redis.set(key, value, "PX", px))) === "OK"
+ * //   eval: (script, keys, args) => redis.eval(script, keys.length, ...keys, ...args)
  * ```
  */
 export interface RedisCommands {
@@ -29,15 +31,55 @@ export interface RedisCommands {
   set(key: string, value: string, options: { px: number; nx: boolean }): Promise<boolean>;
   /** `GET key`: its value, or null. */
   get(key: string): Promise<string | null | undefined>;
-  /** `DEL key`. */
-  del(key: string): Promise<unknown>;
+  /** `EVAL script numkeys keys… args…`: the script's reply (an integer reply as a number). */
+  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
 }
 
+/** What {@linkcode redisStateStore} is given besides the commands. */
+export interface RedisStateStoreOptions {
+  /**
+   * Starts every key, so that one database can hold several tools.
+   * @default "toolwire:"
+   */
+  prefix?: string;
+  /**
+   * How long one command may take before it fails with {@linkcode StateStoreUnavailableError}, in
+   * milliseconds, timed here and not by the client (a client's own timeout may not fire for a command
+   * already sent to a server that stopped answering).
+   * @default 2000
+   */
+  timeoutMs?: number;
+}
+
+/** How long a command may take, unless the options say otherwise. */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+
 /**
- * A {@linkcode StateStore} in Redis or Valkey, through the client's three commands: a reservation is one
- * `SET NX PX` (atomic in the server, whichever instance asks), a record a `SET PX`, and Redis expires both.
- * Every key starts with `prefix`, so one database can hold several tools. A command that fails — the server
- * is down, the connection dropped, the client timed out — rejects with {@linkcode StateStoreUnavailableError}.
+ * {@linkcode StateStore.swap} in one script, atomic in the server. KEYS[1] is the key, KEYS[2] the fence's
+ * key when there is one; ARGV: whether a value is expected ("1") or absence ("0"), the expected value,
+ * whether to set ("1") or delete ("0"), the new value, its expiry in ms, the fence's value.
+ */
+const SWAP_SCRIPT = `local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+if #KEYS > 1 and redis.call('GET', KEYS[2]) ~= ARGV[6] then return 0 end
+if ARGV[3] == '1' then
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+else
+  redis.call('DEL', KEYS[1])
+end
+return 1`;
+
+/**
+ * A {@linkcode StateStore} in Redis or Valkey, through the client's commands: a reservation is one
+ * `SET NX PX` and a swap one Lua script (both atomic in the server, whichever instance asks), and Redis
+ * expires what they write. Every key starts with the prefix. A command that fails — the server is down,
+ * the connection dropped — or that is not answered within the time limit rejects with
+ * {@linkcode StateStoreUnavailableError}; one that timed out may still take effect later, which is why
+ * writes that matter are swaps fenced on what the caller saw.
  *
  * For exactly-once across a Redis restart the server must keep what it acknowledged: run it with
  * `appendonly yes` and `appendfsync always` (docs/scaling.md).
@@ -45,33 +87,50 @@ export interface RedisCommands {
  * @example
  * ```ts
  * declare const commands: RedisCommands;
- * const store = redisStateStore(commands, { prefix: "notes:" });
+ * const store = redisStateStore(commands, { prefix: "notes:", timeoutMs: 2_000 });
  * await store.reserve("nonce:4f2a", "1", 600_000); // true once
  * ```
  */
-export function redisStateStore(commands: RedisCommands, options: { prefix?: string } = {}): StateStore {
+export function redisStateStore(commands: RedisCommands, options: RedisStateStoreOptions = {}): StateStore {
   const prefix = options.prefix ?? "toolwire:";
-  const guarded = async <T>(what: string, command: () => Promise<T>): Promise<T> => {
-    try {
-      return await command();
-    } catch (error) {
-      throw new StateStoreUnavailableError(`the state store could not ${what}: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const guarded = <T>(what: string, command: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new StateStoreUnavailableError(`the state store did not answer ${what} within ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      // A command is a promise already, or throws before it has one: either way it ends up here.
+      Promise.resolve().then(command).then(resolve, (error: unknown) => {
+        reject(
+          new StateStoreUnavailableError(`the state store failed ${what}: ${errorMessage(error)}`, {
+            cause: error,
+          }),
+        );
+      }).finally(() => clearTimeout(timer));
+    });
+  const px = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
+  const swapArgs = (change: StateSwap) => {
+    const keys = [prefix + change.key, ...(change.fence ? [prefix + change.fence.key] : [])];
+    const args = [
+      change.expect === undefined ? "0" : "1",
+      change.expect ?? "",
+      change.value === undefined ? "0" : "1",
+      change.value ?? "",
+      px(change.ttlMs),
+      change.fence?.value ?? "",
+    ];
+    return { keys, args };
   };
-  const px = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs));
   return {
     reserve: (key, value, ttlMs) =>
-      guarded("reserve a key", () => commands.set(prefix + key, value, { px: px(ttlMs), nx: true })),
-    record: (key, value, ttlMs) =>
-      guarded("record a result", async () => {
-        await commands.set(prefix + key, value, { px: px(ttlMs), nx: false });
-      }),
-    read: (key) => guarded("read a key", async () => (await commands.get(prefix + key)) ?? undefined),
-    release: (key) =>
-      guarded("remove a key", async () => {
-        await commands.del(prefix + key);
+      guarded("a reservation", () => commands.set(prefix + key, value, { px: Number(px(ttlMs)), nx: true })),
+    read: (key) => guarded("a read", async () => (await commands.get(prefix + key)) ?? undefined),
+    swap: (change) =>
+      guarded("a swap", async () => {
+        const { keys, args } = swapArgs(change);
+        return Number(await commands.eval(SWAP_SCRIPT, keys, args)) === 1;
       }),
   };
 }

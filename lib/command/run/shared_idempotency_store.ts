@@ -2,7 +2,6 @@ import type { FileLockSignal } from "../../runtime/mod.ts";
 import { sha256Tag } from "../../json.ts";
 import {
   type IdempotencyKeys,
-  KeyInProgressError,
   type KeySlot,
   type KeyState,
   parseRecord,
@@ -10,25 +9,33 @@ import {
   type StoredResult,
 } from "./idempotency_record.ts";
 import { DEFAULT_IDEMPOTENCY_LIFETIME_SECONDS } from "./idempotency_store.ts";
-import type { StateStore } from "../contract/state_store.ts";
+import { KEY_LEASE_MS, KeyHold } from "./key_hold.ts";
+import { type StateStore, StateStoreUnavailableError } from "../contract/state_store.ts";
+import { errorMessage } from "./thrown_error.ts";
 
 /**
- * How long a key stays held by a call whose process stopped renewing it (it died, or lost the store): the
- * wait of a retry that lands on another instance after a crash. The holder renews it every third of this.
+ * How long a holder keeps trying to withdraw a reservation the store did not confirm, before it leaves the
+ * record to expire with the store's lifetime.
  */
-export const KEY_LEASE_MS = 10_000;
+const WITHDRAW_MS = 6 * KEY_LEASE_MS;
 
-/** Longest pause between two looks at a held key. */
-const MAX_POLL_MS = 50;
+/** The first pause between two tries of a withdrawal; each doubles, up to a second. */
+const WITHDRAW_FIRST_PAUSE_MS = 50;
 
 /**
  * Idempotency keys in a {@linkcode StateStore} that every instance of a tool shares (Redis, for a fleet), with
  * the file store's semantics (docs/idempotency.md): a call holds its key while it runs — an entry
  * `<prefix>lock:<sha256>` taken with {@linkcode StateStore.reserve}, renewed while the call runs, given back
- * after — and the record `<prefix>key:<sha256>` holds the reservation, then the result, for the store's
- * lifetime (the store expires it; nothing is swept). A call finding the key held waits, looking again with
- * growing pauses, up to its time limit. A holder that dies leaves its lock to expire after
+ * after ({@linkcode KeyHold}) — and the record `<prefix>key:<sha256>` holds the reservation, then the result,
+ * for the store's lifetime (the store expires it; nothing is swept). A call finding the key held waits,
+ * looking again with growing pauses, up to its time limit. A holder that dies leaves its lock to expire after
  * {@linkcode KEY_LEASE_MS} and its reservation behind, so the retry hears "outcome unknown", never a rerun.
+ *
+ * Every write is a {@linkcode StateStore.swap} over what this holder saw: the reservation only while the key
+ * is free and the lock still holds this holder's token, the result and a withdrawal only over this holder's
+ * own reservation. A write that arrives late, after the lock lapsed and another call took the key, changes
+ * nothing. The handler runs only while the holder's lease lasts; a reservation the store did not confirm is
+ * withdrawn in the background, so that a retry with the key runs.
  *
  * @example
  * ```ts
@@ -71,28 +78,30 @@ export class SharedIdempotencyStore implements IdempotencyKeys {
     options: { signal?: FileLockSignal; timeoutMs?: number },
   ): Promise<T> {
     const digest = await keyDigest(key);
-    const lock = `${this.#prefix}lock:${digest}`;
-    const token = crypto.randomUUID();
-    await this.#take(lock, token, options);
-    const renew = setInterval(() => {
-      // Only a hold still ours is renewed: one that lapsed (the store was away) may be another call's now.
-      this.#store.read(lock).then((holder) =>
-        holder === token ? this.#store.record(lock, token, KEY_LEASE_MS) : undefined
-      ).catch(() => {});
-    }, KEY_LEASE_MS / 3);
+    const hold = new KeyHold(this.#store, `${this.#prefix}lock:${digest}`);
+    await step("take the key", () => hold.take(options));
+    const record = `${this.#prefix}key:${digest}`;
+    // Set when a reservation may have landed that no handler will follow: its withdrawal gives the lock back.
+    let withdrawal: Promise<void> | undefined;
     try {
-      const recordKey = `${this.#prefix}key:${digest}`;
-      const state = await this.#state(recordKey);
-      return await use(recordSlot(
-        state,
-        (record) => this.#store.record(recordKey, record, this.#lifetimeMs),
-        () => this.#store.release(recordKey),
-      ));
+      const state = await step("read the key's record", () => this.#state(record));
+      return await use(recordSlot(state, {
+        holder: hold.token,
+        write: async (text, previous) => {
+          if (previous !== undefined) return await this.#replace(record, previous, text);
+          try {
+            await this.#reserve(hold, record, text);
+          } catch (error) {
+            if (error instanceof ReservationUnconfirmed) withdrawal = this.#withdraw(hold, record, text);
+            throw error;
+          }
+        },
+        remove: (previous) => this.#replace(record, previous, undefined),
+      }));
     } finally {
-      clearInterval(renew);
+      hold.stopRenewing();
       // Only our own hold is given back; one that cannot be (the store is gone) expires with its lease.
-      await this.#store.read(lock).then((holder) => holder === token ? this.#store.release(lock) : undefined)
-        .catch(() => {});
+      if (withdrawal === undefined) await hold.giveBack().catch(() => {});
     }
   }
 
@@ -101,15 +110,66 @@ export class SharedIdempotencyStore implements IdempotencyKeys {
     return Promise.resolve();
   }
 
-  /** Takes the key's lock, waiting while another call holds it: the store's errors end the wait at once. */
-  async #take(lock: string, token: string, options: { signal?: FileLockSignal; timeoutMs?: number }) {
-    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
-    for (let pause = 2;; pause = Math.min(pause * 2, MAX_POLL_MS)) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (await this.#store.reserve(lock, token, KEY_LEASE_MS)) return;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new KeyInProgressError(options.timeoutMs!);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+  /**
+   * Writes the reservation if the key is free and the lock still this holder's, then checks the lease:
+   * a handler never starts on a hold the store may have let go.
+   */
+  async #reserve(hold: KeyHold, record: string, pending: string): Promise<void> {
+    let written: boolean;
+    try {
+      written = await this.#store.swap({
+        key: record,
+        expect: undefined,
+        value: pending,
+        ttlMs: this.#lifetimeMs,
+        fence: { key: hold.lock, value: hold.token },
+      });
+    } catch (error) {
+      throw new ReservationUnconfirmed(
+        `the store did not confirm the key's reservation: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (!written) {
+      throw new StateStoreUnavailableError(
+        "this call's hold of the key lapsed while the store was slow to answer, and another call has the key now",
+      );
+    }
+    if (!hold.valid) {
+      throw new ReservationUnconfirmed("this call's hold of the key could not be renewed in time");
+    }
+  }
+
+  /** Replaces (or removes) this holder's own record `previous`: never another holder's. */
+  async #replace(record: string, previous: string, text: string | undefined): Promise<void> {
+    const what = text === undefined ? "remove the key's reservation" : "record the result";
+    const swapped = await step(
+      what,
+      () => this.#store.swap({ key: record, expect: previous, value: text, ttlMs: this.#lifetimeMs }),
+    );
+    if (!swapped) throw new Error(`could not ${what}: the key's record is no longer this call's reservation`);
+  }
+
+  /**
+   * Withdraws a reservation that no handler will follow, trying again with growing pauses for up to
+   * `WITHDRAW_MS`: first the lock's token is changed, so that the reservation, if still on its way,
+   * can no longer land; then the reservation is removed if it did; then the lock is given back. The key stays
+   * held throughout, so that a retry waits for the withdrawal instead of finding the reservation.
+   */
+  async #withdraw(hold: KeyHold, record: string, pending: string): Promise<void> {
+    const deadline = Date.now() + WITHDRAW_MS;
+    for (let pause = WITHDRAW_FIRST_PAUSE_MS;; pause = Math.min(pause * 2, 1_000)) {
+      try {
+        await hold.retire();
+        await this.#store.swap({ key: record, expect: pending, value: undefined, ttlMs: 0 });
+        await hold.giveBack();
+        return;
+      } catch {
+        if (Date.now() + pause > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 
@@ -117,6 +177,31 @@ export class SharedIdempotencyStore implements IdempotencyKeys {
     const text = await this.#store.read(recordKey);
     if (text === undefined) return { kind: "free" };
     return parseRecord(text)?.state ?? { kind: "unknown" };
+  }
+}
+
+/**
+ * The store did not confirm a reservation, or confirmed it after the holder's lease: no handler ran, and the
+ * reservation (if it landed) is withdrawn in the background.
+ */
+class ReservationUnconfirmed extends StateStoreUnavailableError {
+  constructor(why: string, options?: { cause?: unknown }) {
+    super(
+      `${why}; no handler ran, and the reservation is being withdrawn: a retry with the same key runs once ` +
+        `that is done (should the store stay away longer than the key's ${KEY_LEASE_MS / 1000} s lease, a ` +
+        `retry may report IDEMPOTENCY_OUTCOME_UNKNOWN)`,
+      options,
+    );
+  }
+}
+
+/** Runs one store step, naming it in the store's error. */
+async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof StateStoreUnavailableError)) throw error;
+    throw new StateStoreUnavailableError(`could not ${what}: ${error.message}`, { cause: error });
   }
 }
 

@@ -11,8 +11,8 @@ import { errorMessage } from "../../run/thrown_error.ts";
 /** The package's name, and the version range the library was proved with. */
 export const REDIS_PACKAGE = { name: "redis", range: "^6.3.1" } as const;
 
-/** A command that takes longer fails: a call then hears UNAVAILABLE instead of hanging on a lost server. */
-const COMMAND_TIMEOUT_MS = 2_000;
+/** How long a connection attempt may take before the client tries again. */
+const SOCKET_CONNECT_TIMEOUT_MS = 2_000;
 /** How long the server may take to answer at start before `mcp listen` gives up. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -21,12 +21,12 @@ interface RedisClient {
   connect(): Promise<unknown>;
   set(key: string, value: string, options: object): Promise<string | null>;
   get(key: string): Promise<string | null>;
-  del(key: string): Promise<number>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   on(event: "error" | "ready", listener: (error?: unknown) => void): unknown;
   destroy(): void;
 }
 
-/** A connected client: its three commands, and how to let it go. */
+/** A connected client: its commands, and how to let it go. */
 export interface RedisConnection {
   commands: RedisCommands;
   close(): Promise<void>;
@@ -34,8 +34,9 @@ export interface RedisConnection {
 
 /**
  * Loads the `redis` package and connects to `url`. Commands fail at once while the server is away (no
- * offline queue: a call must not wait on it) and after two seconds without an answer; the client reconnects
- * by itself, and `log` hears once when the server is lost and once when it is back. Throws PRECONDITION when
+ * offline queue: a call must not wait on it); the time limit of a command that is not answered is the
+ * store's own (`redisStateStore`), as the client's does not fire once a command was sent. The
+ * client reconnects by itself, and `log` hears once when the server is lost and once when it is back. Throws PRECONDITION when
  * the package is not installed, UNAVAILABLE when the server does not answer within five seconds.
  *
  * @example
@@ -67,9 +68,8 @@ export async function connectRedis(
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
     socket: {
-      connectTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: SOCKET_CONNECT_TIMEOUT_MS,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000),
     },
   });
@@ -115,7 +115,7 @@ export async function connectRedis(
       set: async (key, value, { px, nx }) =>
         (await client.set(key, value, nx ? { PX: px, NX: true } : { PX: px })) === "OK",
       get: (key) => client.get(key),
-      del: (key) => client.del(key),
+      eval: (script, keys, args) => client.eval(script, { keys, arguments: args }),
     },
     // The listener has closed by then, so no call still needs the client: nothing is waited for.
     close: () => Promise.resolve(client.destroy()),
