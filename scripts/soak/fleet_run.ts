@@ -10,6 +10,7 @@
  */
 import { type Balancer, BALANCERS, Fleet, sleep } from "./fleet_parts.ts";
 import { type CallAnswer, callTool, inParallel, keyedAdd, type KeyedOutcome } from "./fleet_calls.ts";
+import { type FaultCounts, linkFaults, type RefusalCheck } from "./fleet_faults.ts";
 
 /** What became of every keyed add of a run, by key. */
 export class Ledger {
@@ -302,11 +303,17 @@ export interface FleetSoakReport extends Tally {
   /** Adds run while Redis was down, or confirmations gone wrong (accepted twice, or not once). */
   ranWhileDown: number;
   confirmationFaults: number;
+  /** Faults injected into the links between the instances and Redis. */
+  faults: FaultCounts;
+  /** Refusals answered during those faults, and whether each was retryable and honest. */
+  refusals: RefusalCheck;
 }
 
 /**
  * Rounds of the scenario on one fleet until `seconds` have passed: keyed pairs, a SIGKILL during keyed
- * adds, a Redis outage, a confirmation across instances.
+ * adds, a Redis outage, a confirmation across instances, and keyed adds while the links between the
+ * instances and Redis stall, pause, reset and lose replies (each instance reaches Redis through a
+ * StoreLink of its own).
  */
 export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoakReport> {
   const balancer = options.balancer ?? BALANCERS[0];
@@ -315,8 +322,18 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoak
   const fleet = await Fleet.start({
     notes: options.notes,
     balancer,
+    linked: [0, 1, 2],
     ...(options.log ? { log: options.log } : {}),
   });
+  const faults: FaultCounts = {
+    stalls: 0,
+    longStalls: 0,
+    pauses: 0,
+    resets: 0,
+    lostReplies: 0,
+    lostRepliesHit: 0,
+  };
+  const refusals: RefusalCheck = { refusals: 0, notRetryable: 0, dishonest: 0, findings: [] };
   const ledger = new Ledger();
   let rounds = 0;
   let kills = 0;
@@ -349,10 +366,11 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoak
         if (replay.envelope?.error?.code === "CONFIRMATION_INVALID") replaysRefused++;
         else confirmationFaults++;
       }
+      await linkFaults(fleet, ledger, random, { seconds: 30, width: 6, tag, faults, refusals });
       options.log?.(
         `round ${rounds}: killed instance ${
           kill.victim + 1
-        } after ${kill.killAfter} adds, Redis stopped and back; ` +
+        } after ${kill.killAfter} adds, Redis stopped and back, links faulted; ` +
           `${fleet.notes().length} notes`,
       );
     }
@@ -369,6 +387,8 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoak
       replaysRefused,
       ranWhileDown,
       confirmationFaults,
+      faults,
+      refusals,
     };
   } finally {
     await fleet.stop();
@@ -378,7 +398,8 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<FleetSoak
 /** Whether the soak found anything that breaks a promise. */
 export function fleetSoakFailed(report: FleetSoakReport): boolean {
   return report.lost + report.executedTwice + report.answeredTwice + report.ranWhileDown +
-          report.confirmationFaults + report.failed > 0 || report.acknowledged === 0;
+          report.confirmationFaults + report.failed + report.refusals.notRetryable +
+          report.refusals.dishonest > 0 || report.acknowledged === 0;
 }
 
 /** The soak table. */
@@ -394,6 +415,15 @@ export function fleetSoakTable(report: FleetSoakReport): string {
     ["gave up", report.failed, "keys still failing after 60 s of retries"],
     ["confirmed across", report.confirmationsAcross, `replays refused: ${report.replaysRefused}`],
     ["confirmation faults", report.confirmationFaults],
+    [
+      "link faults",
+      report.faults.stalls + report.faults.pauses + report.faults.resets + report.faults.lostReplies,
+      `stalls ${report.faults.stalls} (${report.faults.longStalls} past the lease), pauses ${report.faults.pauses}, ` +
+      `resets ${report.faults.resets}, lost replies ${report.faults.lostReplies} (${report.faults.lostRepliesHit} met)`,
+    ],
+    ["refusals", report.refusals.refusals, "STATE_STORE_UNAVAILABLE or IDEMPOTENCY_IN_PROGRESS answers"],
+    ["refusals not retryable", report.refusals.notRetryable],
+    ["refusals not honest", report.refusals.dishonest, "said nothing ran, yet the key ran or was burned"],
   ];
   const lines = [
     `fleet soak: seed ${report.seed}, ${report.balancer}, ${report.rounds} rounds in ${
@@ -403,10 +433,11 @@ export function fleetSoakTable(report: FleetSoakReport): string {
       `  ${name.padEnd(24)} ${String(value).padStart(7)}${note ? `   ${note}` : ""}`
     ),
   ];
-  if (report.findings.length > 0) {
+  const findings = [...report.findings, ...report.refusals.findings.slice(0, 5)];
+  if (findings.length > 0) {
     lines.push(
       "findings:",
-      ...report.findings.map((finding) => `  - ${finding}`),
+      ...findings.map((finding) => `  - ${finding}`),
     );
   }
   lines.push(fleetSoakFailed(report) ? "FAIL" : "PASS");

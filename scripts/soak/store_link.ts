@@ -98,6 +98,12 @@ export class StoreLink {
     this.#loseReplyOn = text;
   }
 
+  /** Lets everything held back go and disarms what {@linkcode StoreLink.holdOn} and {@linkcode StoreLink.loseReplyOn} armed. */
+  calm(): void {
+    this.#loseReplyOn = undefined;
+    this.release();
+  }
+
   /** Cuts every connection (what was held back is lost). */
   cut(): void {
     for (const link of this.#links) link.cut();

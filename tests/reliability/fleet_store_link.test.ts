@@ -24,10 +24,15 @@ async function within(ms: number, answer: Promise<CallAnswer>): Promise<CallAnsw
   }
 }
 
-function assertRefusedRetryable(answer: CallAnswer | "no answer", what: string): void {
+/** `answer` is the refusal of a store that did not answer: exit 12, retryable; `log` is the instance's stderr. */
+function assertRefusedRetryable(answer: CallAnswer | "no answer", what: string, log: string): void {
   assert.notEqual(answer, "no answer", `${what}: no answer within ${REFUSED_WITHIN_MS} ms`);
   const envelope = (answer as CallAnswer).envelope;
-  assert.equal(envelope?.error?.code, "STATE_STORE_UNAVAILABLE", `${what}: ${JSON.stringify(answer)}`);
+  assert.equal(
+    envelope?.error?.code,
+    "STATE_STORE_UNAVAILABLE",
+    `${what}: ${JSON.stringify(answer)}\n${log}`,
+  );
   assert.equal(envelope?.error?.retryable, true);
   assert.equal(envelope?.meta.exit_code, 12);
 }
@@ -54,16 +59,24 @@ describe("two notes instances on one Redis, instance 1 through a link that stall
       REFUSED_WITHIN_MS,
       callTool(fleet.instanceUrl(a), "add", { title: key, idempotency_key: key }),
     );
-    assertRefusedRetryable(first, "A's keyed add");
+    assertRefusedRetryable(first, "A's keyed add", fleet.instanceOutput(a));
     assert.ok(fleet.link(a)!.holding, "the stall began at A's reservation");
     // While the link is stalled: another keyed call, and a destructive call confirmed by its flag.
     const other = callTool(fleet.instanceUrl(a), "add", {
       title: "stall-other",
       idempotency_key: "stall-other",
     });
-    assertRefusedRetryable(await within(REFUSED_WITHIN_MS, other), "another keyed add on A");
+    assertRefusedRetryable(
+      await within(REFUSED_WITHIN_MS, other),
+      "another keyed add on A",
+      fleet.instanceOutput(a),
+    );
     const remove = callTool(fleet.instanceUrl(a), "remove", { id: 1, confirm_destructive: true });
-    assertRefusedRetryable(await within(REFUSED_WITHIN_MS, remove), "a confirmed remove on A");
+    assertRefusedRetryable(
+      await within(REFUSED_WITHIN_MS, remove),
+      "a confirmed remove on A",
+      fleet.instanceOutput(a),
+    );
     // B takes the key once A's lease has lapsed, and runs it.
     const second = await callTool(fleet.instanceUrl(b), "add", { title: key, idempotency_key: key });
     assert.equal(second.envelope?.data?.effect, "created", JSON.stringify(second));
@@ -84,7 +97,7 @@ describe("two notes instances on one Redis, instance 1 through a link that stall
       REFUSED_WITHIN_MS,
       callTool(fleet.instanceUrl(a), "add", { title: key, idempotency_key: key }),
     );
-    assertRefusedRetryable(first, "A's keyed add");
+    assertRefusedRetryable(first, "A's keyed add", fleet.instanceOutput(a));
     assert.equal(fleet.link(a)!.seen.lostReplies, 1, "the reservation's reply was lost");
     const message = (first as CallAnswer).envelope!.error!.message;
     assert.match(message, /reservation/);
