@@ -411,6 +411,56 @@ describe("who called, as the handler and a bridged CLI see it", () => {
   }
 });
 
+describe("scopes that are not OAuth scope-tokens, as a bridged CLI sees them", () => {
+  const WHOAMI = programArgv("tests/fixtures/whoami.ts");
+  let listener: HttpListener;
+  before(async () => {
+    listener = await startHttpListener(
+      (flags) => [...TOOLWIRE, "mcp", "listen", "--exec", execLine(WHOAMI), ...flags],
+      { flags: ["--oauth-issuer", auth.issuer] },
+    );
+  });
+  after(async () => {
+    const result = await listener.stop();
+    assert.equal(result.code, 143, result.stderr);
+    assert.doesNotMatch(listener.stderr(), /\n\s+at \S/, listener.stderr());
+  });
+
+  for (
+    const [what, scp] of [
+      ["a scope holding a space is dropped, not split into several", [
+        "notes:read",
+        "notes:write notes:admin",
+      ]],
+      ["a scope holding a NUL is dropped, and the CLI still starts", ["notes:read", "notes:\u0000admin"]],
+      ["a scope holding a quote, a backslash or a tab is dropped", ["notes:read", 'a"b', "a\\b", "a\tb"]],
+    ] as const
+  ) {
+    it(`${what}: TOOLWIRE_CALLER_SCOPES holds the valid ones`, async () => {
+      const [key] = await auth.keys();
+      const token = await forged(key!, { iss: auth.issuer, aud: listener.url, sub: "odd", scp: [...scp] });
+      const answer = await callTool(listener.url, token, "whoami", {});
+      assert.equal(answer.status, 200, answer.text);
+      const data = answer.json.result.structuredContent.data;
+      assert.deepEqual(data.variables, { sub: "odd", client_id: null, scopes: "notes:read" }, answer.text);
+    });
+  }
+
+  it("a subject holding a NUL is 401 invalid_token, naming why; nothing runs", async () => {
+    const [key] = await auth.keys();
+    const token = await forged(key!, {
+      iss: auth.issuer,
+      aud: listener.url,
+      sub: "a\u0000b",
+      scope: "notes:read",
+    });
+    const answer = await callTool(listener.url, token, "whoami", {});
+    assert.equal(answer.status, 401, answer.text);
+    assert.match(answer.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+    assert.match(answer.headers.get("www-authenticate") ?? "", /control character/);
+  });
+});
+
 describe("mcp listen refuses OAuth settings it cannot serve safely", () => {
   const notes = (...args: string[]) => run([...HTTP_SERVERS[0].argv(args)], { timeoutMs: 30_000 });
   for (
