@@ -18,7 +18,8 @@ import {
 } from "@modelcontextprotocol/client";
 import { base64url, importJWK, type JWK, SignJWT } from "jose";
 import { modern } from "../helpers/mcp_wire.ts";
-import { type Loose, onlyEnvelope, programArgv, ROOT, run } from "../helpers/run.ts";
+import { type Loose, NOTES, onlyEnvelope, programArgv, ROOT, run } from "../helpers/run.ts";
+import { manifestEtag } from "../../lib/command/contract/manifest.ts";
 import {
   HTTP_SERVERS,
   type HttpListener,
@@ -263,6 +264,38 @@ for (const server of HTTP_SERVERS) {
         );
       }
       for (const line of auditLines(listener)) assert.ok(!Number.isNaN(Date.parse(line.time)), line.time);
+    });
+
+    it("the manifest tool holds only the commands the caller's scopes cover, with the etag of what it holds", async () => {
+      const whole = onlyEnvelope((await run([...NOTES, "manifest"])).stdout).data;
+      const manifestOf = async (token: string, etag?: string) => {
+        const answer = await callTool(listener.url, token, "manifest", etag === undefined ? {} : { etag });
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json.result.structuredContent;
+      };
+      const open = ["completions", "manifest", "mcp.install"];
+      const readable = ["completions", "list", "lsp", "manifest", "mcp.install", "show"];
+      for (
+        const [who, token, expected] of [
+          ["no scope", await auth.token("reader", listener.url, ""), open],
+          ["notes:read", await auth.token("reader", listener.url), readable],
+          ["notes:read notes:write", await auth.token("writer", listener.url), Object.keys(whole.commands)],
+        ] as const
+      ) {
+        tokens.push(token);
+        const served = await manifestOf(token);
+        assert.deepEqual(Object.keys(served.data.commands), expected, who);
+        for (const path of expected) assert.deepEqual(served.data.commands[path], whole.commands[path], path);
+        const { etag: _etag, ...rest } = served.data;
+        assert.equal(served.data.etag, await manifestEtag(rest), `${who}: the etag is that of what it holds`);
+        assert.equal(served.data.etag === whole.etag, expected.length === Object.keys(whole.commands).length);
+        // The caller's own etag: not modified; the whole manifest's etag tells it nothing.
+        const again = await manifestOf(token, served.data.etag);
+        assert.deepEqual([again.data, again.meta.not_modified], [null, true], who);
+        if (served.data.etag !== whole.etag) {
+          assert.deepEqual(Object.keys((await manifestOf(token, whole.etag)).data.commands), expected, who);
+        }
+      }
     });
 
     it("tokens signed with RS256, PS256, ES256 and EdDSA keys the issuer publishes are accepted", async () => {

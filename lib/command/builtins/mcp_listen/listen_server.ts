@@ -157,7 +157,7 @@ const MAX_HTTP_SECONDS = 86_400;
  * ```
  */
 export function httpTimes(
-  flags: Pick<CommandContext<McpListenFlags>["flags"], (typeof HTTP_TIMES)[number]>,
+  flags: Partial<Pick<CommandContext<McpListenFlags>["flags"], (typeof HTTP_TIMES)[number]>>,
 ): { headersTimeoutMs?: number; bodyTimeoutMs?: number; keepAliveMs?: number } {
   const times: { headersTimeoutMs?: number; bodyTimeoutMs?: number; keepAliveMs?: number } = {};
   const header = flags["header-timeout"];
