@@ -138,14 +138,16 @@ export function observeOrdinaryRun(
   const lines = nonEmptyLines(run.stdout);
   const last = lastLine(run.stdout);
   const problems = last === "" ? ["stdout is empty"] : validateEnvelope(parseJson(last));
-  const oneLine = lines.length === 1 && problems.length === 0;
+  const cut = run.stdoutDropped > 0;
+  const oneLine = lines.length === 1 && problems.length === 0 && !cut;
+  const counted = cut ? "more stdout than the checker keeps" : `${lines.length} stdout lines`;
   ledger.record(
     "ac13-one-envelope",
     oneLine,
     `${label}: ${
       oneLine
         ? "one envelope line"
-        : `${lines.length} stdout lines${problems.length > 0 ? `, last: ${problems.join(", ")}` : ""}`
+        : `${counted}${problems.length > 0 ? `, last: ${problems.join(", ")}` : ""}`
     }`,
   );
   const raw = parseJson(last);

@@ -14,6 +14,7 @@ import {
   quoteCommandLine,
   runChild,
   setLongTimeout,
+  STDOUT_BYTES,
 } from "../../lib/bridge/mod.ts";
 import {
   checkFrameworkFlagRefused,
@@ -58,6 +59,12 @@ export type CheckReport = {
 /** Probes run at once against ordinary commands. */
 const CONCURRENCY = 4;
 const STDERR_KEPT_BYTES = 64 * 1024;
+/**
+ * Stdout a probe keeps, but the manifest's (which keeps runChild's default): help, or the envelope that
+ * refuses a flag, is far shorter. Every probe's run is kept until the report is written, several run at once,
+ * and a CLI that writes without end filled each to its bound — 64 MiB apiece made the checker ~1 GB.
+ */
+const PROBE_STDOUT_BYTES = 1024 * 1024;
 
 /**
  * Checks a CLI against the criteria and returns the report. Throws a NOT_FOUND {@linkcode CommandError} when
@@ -95,16 +102,23 @@ export async function runChecks(cli: readonly string[], options: CheckOptions): 
   }
 }
 
+/** How one probe runs: stdin left open (`--help` must not read it), more variables, more stdout kept. */
+interface ProbeOptions {
+  stdin?: "null" | "open";
+  env?: Record<string, string>;
+  maxStdoutBytes?: number;
+}
+
 async function checkAll(cli: readonly string[], options: CheckOptions, ledger: Ledger): Promise<CheckReport> {
   const probe = (
     argv: readonly string[],
-    stdin: "null" | "open" = "null",
-    env: Record<string, string> = {},
+    { stdin = "null", env = {}, maxStdoutBytes = PROBE_STDOUT_BYTES }: ProbeOptions = {},
   ) =>
     runChild([...cli, ...argv], {
       timeoutMs: options.probeTimeoutMs,
       signal: options.signal,
       stdin,
+      maxStdoutBytes,
       maxStderrBytes: STDERR_KEPT_BYTES,
       ...(Object.keys(env).length === 0 ? {} : { env: { ...allEnv(), ...env } }),
     })
@@ -113,7 +127,7 @@ async function checkAll(cli: readonly string[], options: CheckOptions, ledger: L
         return run;
       });
 
-  const manifestRun = await probe(["--format", "json", "manifest"]);
+  const manifestRun = await probe(["--format", "json", "manifest"], { maxStdoutBytes: STDOUT_BYTES });
   if (manifestRun.exit.spawnError !== undefined) {
     throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${cli[0]}' (${manifestRun.exit.spawnError})`, {
       suggestion: "name the CLI after --: toolwire check -- <program> [arguments…]",
@@ -144,7 +158,7 @@ async function checkAll(cli: readonly string[], options: CheckOptions, ledger: L
   });
   // Probes run a few at a time; their observations are recorded in manifest order, so reports are stable.
   const probed = await mapLimited(runnable, CONCURRENCY, options.signal, async (command) => ({
-    help: await probe([...command.words, "--help"], "open"),
+    help: await probe([...command.words, "--help"], { stdin: "open" }),
     refused: await probe(["--format", "json", ...command.words, INVALID_FLAG]),
   }));
   runnable.forEach((command, index) => {
@@ -206,7 +220,7 @@ async function checkAll(cli: readonly string[], options: CheckOptions, ledger: L
     ledger,
     triggers,
     options.prepareFailure?.env ?? {},
-    (argv, env) => probe(argv, "null", env),
+    (argv, env) => probe(argv, { env }),
   );
   ledger.settle("ac05-prepare-failure");
   await checkMcpToolList(ledger, cli, commands, options);

@@ -122,14 +122,12 @@ export function webHandler(handler: HttpHandler): (request: Request) => Promise<
       unlisten();
       return new Response(answer.body ?? null, answer);
     }
-    let pull: (() => void) | undefined;
+    const readable = new ReadWait();
+    closeListeners.push(() => readable.release());
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const stream = new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
-      pull: () => {
-        pull?.();
-        pull = undefined;
-      },
+      pull: () => readable.release(),
       cancel: close,
     }, { highWaterMark: 16 * 1024, size: (chunk) => chunk.length });
     const sink: EventSink = {
@@ -138,10 +136,7 @@ export function webHandler(handler: HttpHandler): (request: Request) => Promise<
         controller.enqueue(encoder.encode(text));
         // Backpressure: a client that does not read holds the writer, not the server's memory.
         if ((controller.desiredSize ?? 1) > 0) return Promise.resolve();
-        return new Promise<void>((resolve) => {
-          pull = resolve;
-          closeListeners.push(resolve);
-        });
+        return readable.wait();
       },
       get closed() {
         return closed;
@@ -159,6 +154,36 @@ export function webHandler(handler: HttpHandler): (request: Request) => Promise<
     });
     return new Response(stream, { status: answer.status, headers: answer.headers });
   };
+}
+
+/**
+ * The wait of an event stream's writers for its client to read on: one promise, shared by every write made
+ * while the stream is backed up, and settled when the client reads or leaves. A waiter per write — a listener
+ * each — would pile up without bound on a client that does not read.
+ *
+ * @example
+ * ```ts
+ * const readable = new ReadWait();
+ * const first = readable.wait();
+ * readable.wait() === first; // true: one wait, however many writes
+ * readable.release(); // the client read: both writes go on
+ * ```
+ */
+export class ReadWait {
+  #waiting: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  /** Settles once the client reads or leaves. */
+  wait(): Promise<void> {
+    return this.#waiting ??= new Promise<void>((resolve) => (this.#release = resolve));
+  }
+
+  /** The client read, or left: every write waiting goes on. */
+  release(): void {
+    const release = this.#release;
+    this.#waiting = this.#release = undefined;
+    release?.();
+  }
 }
 
 /** Reads a web body within the limits. */

@@ -13,6 +13,7 @@ import {
   type EventSink,
   type HttpHandler,
   type HttpRequest,
+  ReadWait,
 } from "./http_exchange.ts";
 import { nodeProcess } from "./node_process.ts";
 import { descriptorHeadroom } from "./descriptors.ts";
@@ -210,15 +211,15 @@ async function serveNode(
   }
   response.writeHead(answer.status, answer.headers);
   response.flushHeaders();
+  const readable = new ReadWait();
+  response.on("drain", () => readable.release());
+  closeListeners.push(() => readable.release());
   const sink: EventSink = {
     write(text) {
       if (closed) return Promise.resolve();
       if (response.write(text)) return Promise.resolve();
       // Backpressure: a client that does not read holds the writer, not the server's memory.
-      return new Promise<void>((resolve) => {
-        response.once("drain", resolve);
-        closeListeners.push(resolve);
-      });
+      return readable.wait();
     },
     get closed() {
       return closed;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { createTool } from "../../mod.ts";
 import { onlyEnvelope, programArgv, run } from "../helpers/run.ts";
 import { modern, WireSession } from "../helpers/mcp_wire.ts";
+import { httpTimes } from "../../lib/command/builtins/mcp_listen/listen_server.ts";
 
 const LAB = programArgv("tests/fixtures/lab.ts");
 
@@ -46,6 +47,23 @@ describe("lab: --timeout at its edges", () => {
       const envelope = onlyEnvelope(result.stdout);
       assert.equal(envelope.error.code, "ARG_ERROR");
       assert.equal(envelope.error.message, message);
+    });
+  }
+});
+
+describe("mcp listen: the HTTP time limits at their edges", () => {
+  // Rounded to 0 ms, Node's header limit would be off, a body's timer would fire at once and a stream's
+  // keep-alive would tick as fast as the timers go: each tiny limit is 1 ms, as --timeout's is.
+  for (
+    const [flag, option] of [
+      ["header-timeout", "headersTimeoutMs"],
+      ["body-timeout", "bodyTimeoutMs"],
+      ["keep-alive", "keepAliveMs"],
+    ] as const
+  ) {
+    it(`--${flag} 0.0001 is 1 ms, not 0; 1.5 is 1500 ms`, () => {
+      assert.deepEqual(httpTimes({ [flag]: 0.0001 }), { [option]: 1 });
+      assert.deepEqual(httpTimes({ [flag]: 1.5 }), { [option]: 1500 });
     });
   }
 });

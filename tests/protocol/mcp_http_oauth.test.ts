@@ -18,7 +18,8 @@ import {
 } from "@modelcontextprotocol/client";
 import { base64url, importJWK, type JWK, SignJWT } from "jose";
 import { modern } from "../helpers/mcp_wire.ts";
-import { type Loose, onlyEnvelope, programArgv, ROOT, run } from "../helpers/run.ts";
+import { type Loose, NOTES, onlyEnvelope, programArgv, ROOT, run } from "../helpers/run.ts";
+import { manifestEtag } from "../../lib/command/contract/manifest.ts";
 import {
   HTTP_SERVERS,
   type HttpListener,
@@ -265,6 +266,38 @@ for (const server of HTTP_SERVERS) {
       for (const line of auditLines(listener)) assert.ok(!Number.isNaN(Date.parse(line.time)), line.time);
     });
 
+    it("the manifest tool holds only the commands the caller's scopes cover, with the etag of what it holds", async () => {
+      const whole = onlyEnvelope((await run([...NOTES, "manifest"])).stdout).data;
+      const manifestOf = async (token: string, etag?: string) => {
+        const answer = await callTool(listener.url, token, "manifest", etag === undefined ? {} : { etag });
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json.result.structuredContent;
+      };
+      const open = ["completions", "manifest", "mcp.install"];
+      const readable = ["completions", "list", "lsp", "manifest", "mcp.install", "show"];
+      for (
+        const [who, token, expected] of [
+          ["no scope", await auth.token("reader", listener.url, ""), open],
+          ["notes:read", await auth.token("reader", listener.url), readable],
+          ["notes:read notes:write", await auth.token("writer", listener.url), Object.keys(whole.commands)],
+        ] as const
+      ) {
+        tokens.push(token);
+        const served = await manifestOf(token);
+        assert.deepEqual(Object.keys(served.data.commands), expected, who);
+        for (const path of expected) assert.deepEqual(served.data.commands[path], whole.commands[path], path);
+        const { etag: _etag, ...rest } = served.data;
+        assert.equal(served.data.etag, await manifestEtag(rest), `${who}: the etag is that of what it holds`);
+        assert.equal(served.data.etag === whole.etag, expected.length === Object.keys(whole.commands).length);
+        // The caller's own etag: not modified; the whole manifest's etag tells it nothing.
+        const again = await manifestOf(token, served.data.etag);
+        assert.deepEqual([again.data, again.meta.not_modified], [null, true], who);
+        if (served.data.etag !== whole.etag) {
+          assert.deepEqual(Object.keys((await manifestOf(token, whole.etag)).data.commands), expected, who);
+        }
+      }
+    });
+
     it("tokens signed with RS256, PS256, ES256 and EdDSA keys the issuer publishes are accepted", async () => {
       const keys = await auth.keys();
       for (const alg of ["RS256", "PS256", "ES256", "EdDSA"]) {
@@ -409,6 +442,56 @@ describe("who called, as the handler and a bridged CLI see it", () => {
       }
     });
   }
+});
+
+describe("scopes that are not OAuth scope-tokens, as a bridged CLI sees them", () => {
+  const WHOAMI = programArgv("tests/fixtures/whoami.ts");
+  let listener: HttpListener;
+  before(async () => {
+    listener = await startHttpListener(
+      (flags) => [...TOOLWIRE, "mcp", "listen", "--exec", execLine(WHOAMI), ...flags],
+      { flags: ["--oauth-issuer", auth.issuer] },
+    );
+  });
+  after(async () => {
+    const result = await listener.stop();
+    assert.equal(result.code, 143, result.stderr);
+    assert.doesNotMatch(listener.stderr(), /\n\s+at \S/, listener.stderr());
+  });
+
+  for (
+    const [what, scp] of [
+      ["a scope holding a space is dropped, not split into several", [
+        "notes:read",
+        "notes:write notes:admin",
+      ]],
+      ["a scope holding a NUL is dropped, and the CLI still starts", ["notes:read", "notes:\u0000admin"]],
+      ["a scope holding a quote, a backslash or a tab is dropped", ["notes:read", 'a"b', "a\\b", "a\tb"]],
+    ] as const
+  ) {
+    it(`${what}: TOOLWIRE_CALLER_SCOPES holds the valid ones`, async () => {
+      const [key] = await auth.keys();
+      const token = await forged(key!, { iss: auth.issuer, aud: listener.url, sub: "odd", scp: [...scp] });
+      const answer = await callTool(listener.url, token, "whoami", {});
+      assert.equal(answer.status, 200, answer.text);
+      const data = answer.json.result.structuredContent.data;
+      assert.deepEqual(data.variables, { sub: "odd", client_id: null, scopes: "notes:read" }, answer.text);
+    });
+  }
+
+  it("a subject holding a NUL is 401 invalid_token, naming why; nothing runs", async () => {
+    const [key] = await auth.keys();
+    const token = await forged(key!, {
+      iss: auth.issuer,
+      aud: listener.url,
+      sub: "a\u0000b",
+      scope: "notes:read",
+    });
+    const answer = await callTool(listener.url, token, "whoami", {});
+    assert.equal(answer.status, 401, answer.text);
+    assert.match(answer.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+    assert.match(answer.headers.get("www-authenticate") ?? "", /control character/);
+  });
 });
 
 describe("mcp listen refuses OAuth settings it cannot serve safely", () => {

@@ -464,6 +464,18 @@ describe("MCP over HTTP: cancellation, bounds, time limits, SIGTERM", () => {
     }
   });
 
+  it("--header-timeout 0.0001 is a limit of 1 ms, not none: headers that never finish close the connection", async () => {
+    const server = await startHttpListener(lab, { flags: ["--header-timeout", "0.0001"] });
+    try {
+      const headers = await rawHttp(portOf(server.url), "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", 5_000);
+      assert.equal(headers.closed, true, "the connection is closed");
+      assert.match(headers.reply, /^(HTTP\/1\.1 408 |$)/, headers.reply);
+    } finally {
+      await server.stop();
+      assertNoStackTrace(server);
+    }
+  });
+
   it("--max-in-flight-total bounds the calls that run at once; the rest wait for a slot", async () => {
     const server = await startHttpListener(lab, { flags: ["--max-in-flight-total", "2"] });
     try {

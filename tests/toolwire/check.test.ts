@@ -3,7 +3,18 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
-import { type Loose, NOTES, onlyEnvelope, programArgv, run, tempDir } from "../helpers/run.ts";
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import {
+  finished,
+  type Loose,
+  NOTES,
+  onlyEnvelope,
+  programArgv,
+  run,
+  start,
+  tempDir,
+} from "../helpers/run.ts";
 import { failedIds, failures, pyfix, TOOLWIRE } from "../helpers/toolwire.ts";
 
 const CHECK_FAILED = 80;
@@ -152,6 +163,42 @@ describe("toolwire check fails each broken CLI, naming the criterion it broke", 
       assert.equal(envelope.data.summary.failed, failed.length);
     });
   }
+});
+
+describe("toolwire check against a CLI whose every run but the manifest writes one endless stdout line", () => {
+  it("the runs are reported, and the checker's peak memory stays under 256 MiB", async () => {
+    const child = start([
+      ...TOOLWIRE,
+      "--format",
+      "json",
+      "check",
+      "--probe-timeout",
+      "2",
+      "--",
+      ...pyfix("broken_endless_line"),
+    ]);
+    let peak = 0;
+    const sample = () => {
+      if (process.platform !== "linux") return;
+      try {
+        const found = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        if (found !== null) peak = Math.max(peak, Number(found[1]) * 1024);
+      } catch {
+        // It exited between two samples.
+      }
+    };
+    const sampler = setInterval(sample, 100);
+    const result = await finished(child, 300_000);
+    clearInterval(sampler);
+    assert.equal(result.code, CHECK_FAILED, result.stderr);
+    const envelope = onlyEnvelope(result.stdout);
+    assert.match(evidence(envelope, "ac06-help"), /echo --help: did not exit with stdin left open/);
+    assert.match(evidence(envelope, "ac07-stdout-purity"), /no stdout line in time/);
+    if (process.platform === "linux") {
+      assert.ok(peak > 0, "the checker's memory was sampled");
+      assert.ok(peak < 256 * 1024 * 1024, `the checker's peak RSS was ${(peak / 2 ** 20).toFixed(0)} MiB`);
+    }
+  });
 });
 
 describe("toolwire check --time-limit", () => {

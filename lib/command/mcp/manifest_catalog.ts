@@ -24,6 +24,7 @@ import {
 } from "./tool_mapping.ts";
 import { isRecord } from "../../json.ts";
 import { commandWords } from "../contract/command_words.ts";
+import { callerManifest, MANIFEST_COMMAND, takeEtag } from "./caller_manifest.ts";
 
 /** One validated tool call, as a catalog's executor receives it: nothing has run yet. */
 export interface ValidatedCall {
@@ -205,6 +206,9 @@ export class ManifestCatalog implements ToolCatalog {
       return Promise.resolve(result(argumentErrorEnvelope(checked.issues, monotonicMs())));
     }
     const key = checked.idempotencyKey;
+    // An authenticated caller's manifest holds only what its scopes cover, as its tool list does.
+    const narrowFor = served.path === MANIFEST_COMMAND ? context.caller : undefined;
+    const held = narrowFor === undefined ? undefined : takeEtag(checked);
 
     const unconfirmed = needsConfirmation(served.entry.danger_level, checked);
     const run = (dryRun: boolean, confirmed: boolean) =>
@@ -227,6 +231,11 @@ export class ManifestCatalog implements ToolCatalog {
       const ran = forReal
         ? this.#whenStoreIsUp(() => run(false, true))
         : run(checked.dryRun, checked.confirmed);
+      if (narrowFor !== undefined) {
+        return Promise.resolve(ran).then((envelope) => callerManifest(envelope, narrowFor, held)).then(
+          result,
+        );
+      }
       return ran instanceof Promise ? ran.then(result) : Promise.resolve(result(ran));
     }
     return this.#confirmFirst(served, call, key, run);

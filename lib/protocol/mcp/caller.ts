@@ -41,6 +41,22 @@ export function missingScopes(caller: McpCaller, required: readonly string[]): s
 }
 
 /**
+ * Whether a caller may see and call a tool that requires `required`: always when nobody was authenticated
+ * (`undefined`) or the tool requires nothing known, else when its scopes cover every one. The one rule behind
+ * `tools/list` and the manifest a caller is served.
+ *
+ * @example
+ * ```ts
+ * const caller = { subject: "ci", scopes: ["notes:read"], claims: {} };
+ * mayUse(caller, ["notes:write"]); // false
+ * mayUse(undefined, ["notes:write"]); // true: no authentication, no scopes to check
+ * ```
+ */
+export function mayUse(caller: McpCaller | undefined, required: readonly string[] | undefined): boolean {
+  return caller === undefined || required === undefined || missingScopes(caller, required).length === 0;
+}
+
+/**
  * The JSON-RPC error of a call refused for want of scopes: over HTTP it travels with a 403 and an
  * `insufficient_scope` challenge, in a legacy batch on its own.
  *

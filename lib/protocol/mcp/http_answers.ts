@@ -91,7 +91,7 @@ export class HttpCall {
       this.#dropped++;
       return;
     }
-    this.#pending.push(sseEvent(message, this.#log));
+    this.#queue(sseEvent(message, this.#log));
     const respond = this.#respond;
     if (respond === undefined) return this.#drain();
     this.#respond = undefined;
@@ -118,10 +118,19 @@ export class HttpCall {
       }
       this.#over = true;
       // Nothing more is sent for a request whose stream the client closed.
-      if (answer !== null && !scope.aborted) this.#pending.push(sseEvent(answer, this.#log));
+      if (answer !== null && !scope.aborted) this.#queue(sseEvent(answer, this.#log));
       this.#drain();
     });
     return this.#response;
+  }
+
+  /**
+   * An event for the stream, held until the client read it: counted from here, so that events a handler
+   * sends before the stream begins are bounded too.
+   */
+  #queue(text: string): void {
+    this.#heldBytes += text.length;
+    this.#pending.push(text);
   }
 
   /** Writes what is pending, in order; once the answer is out, the stream ends. */
@@ -130,7 +139,6 @@ export class HttpCall {
     if (sink === undefined) return;
     let last: Promise<void> = Promise.resolve();
     for (const text of this.#pending.splice(0)) {
-      this.#heldBytes += text.length;
       last = sink.write(text).then(() => void (this.#heldBytes -= text.length));
     }
     if (!this.#over) return;

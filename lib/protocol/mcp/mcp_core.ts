@@ -28,7 +28,7 @@ import { type Era, type LegacyEra, routeRequest } from "./era.ts";
 import { LOG_LEVELS, type LogLevel, type RequestMeta } from "./request_meta.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import type { McpTool, ToolCatalog } from "./tool_catalog.ts";
-import { type McpCaller, missingScopes } from "./caller.ts";
+import { mayUse, type McpCaller } from "./caller.ts";
 import { toolsPage } from "./tools_page.ts";
 import { MODERN_VERSIONS, negotiateLegacyVersion } from "./versions.ts";
 import { isRecord } from "../../json.ts";
@@ -145,9 +145,7 @@ export class McpSession {
     const caller = this.caller;
     if (caller === undefined) return tools;
     const catalog = this.core.catalog;
-    return tools.filter((tool) =>
-      missingScopes(caller, catalog.requiredScopes?.(tool.name) ?? []).length === 0
-    );
+    return tools.filter((tool) => mayUse(caller, catalog.requiredScopes?.(tool.name)));
   }
 
   /** Answers one request; `scope` is its cancellation (a `notifications/cancelled`, a closed stream). */

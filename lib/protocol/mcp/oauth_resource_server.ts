@@ -219,9 +219,12 @@ class OAuthResourceServer implements HttpAuthorizer {
       return invalid(`the token is not for this server: its audience must be ${this.resource}`);
     }
     const caller = callerOf(payload);
-    return caller === undefined
-      ? invalid("the token names no subject (sub) nor client (client_id)")
-      : { caller };
+    if (caller === undefined) return invalid("the token names no subject (sub) nor client (client_id)");
+    // A bridged CLI gets these in its environment, where a NUL cannot be written and a line break misleads.
+    if (CONTROL.test(caller.subject) || CONTROL.test(caller.clientId ?? "")) {
+      return invalid("the token's subject or client holds a control character");
+    }
+    return { caller };
   }
 
   #refusal(error: unknown): AuthRefusal {
@@ -255,7 +258,22 @@ function invalid(description: string): AuthRefusal {
   return { refused: "invalid_token", description };
 }
 
-/** The caller a verified token names: `sub` (else `client_id`), `client_id` (else `azp`), `scope` (else `scp`). */
+/** A control character (C0 or DEL). */
+// deno-lint-ignore no-control-regex -- control characters are what it looks for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A scope as OAuth defines one (RFC 6749 `scope-token`): printable ASCII but for space, `"` and `\`. Anything
+ * else is dropped when the token is read rather than refused with it: no command can require such a scope, so
+ * dropping it takes nothing from the caller, while a space in it would make it several scopes in
+ * `TOOLWIRE_CALLER_SCOPES`, and a NUL would keep a bridged CLI from starting at all.
+ */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * The caller a verified token names: `sub` (else `client_id`), `client_id` (else `azp`), `scope` (else `scp`),
+ * keeping only the scopes that are scope-tokens.
+ */
 function callerOf(payload: JWTPayload): McpCaller | undefined {
   const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
   const clientId = text(payload.client_id) ?? text(payload.azp);
@@ -271,7 +289,7 @@ function callerOf(payload: JWTPayload): McpCaller | undefined {
   return {
     subject,
     ...(clientId === undefined ? {} : { clientId }),
-    scopes: [...new Set(granted.filter((scope) => scope !== ""))],
+    scopes: [...new Set(granted.filter((scope) => SCOPE_TOKEN.test(scope)))],
     claims: Object.freeze({ ...payload }),
   };
 }

@@ -13,6 +13,7 @@ import type { McpTool } from "../../../protocol/mcp/tool_catalog.ts";
 import { claimSocketPath } from "../../../runtime/socket.ts";
 import { removeFile } from "../../../runtime/fs.ts";
 import { errorMessage } from "../../run/thrown_error.ts";
+import { limitMs } from "../../run/time_limit.ts";
 import { MAX_GRACE_SECONDS, type McpListenFlags, type ServedTools } from "./listen_flags.ts";
 import { formatListenAddress, isLoopback, type ListenAddress, parseListenAddress } from "./listen_address.ts";
 import { listenAuthorizer } from "./listen_auth.ts";
@@ -142,15 +143,29 @@ const HTTP_TIMES = ["header-timeout", "body-timeout", "keep-alive"] as const;
 /** A day: beyond it a time limit is a typo (and a timer's delay would overflow past ~24.8 days). */
 const MAX_HTTP_SECONDS = 86_400;
 
-/** The HTTP time limits given, as the endpoint's options (absent flags keep its defaults). */
-function httpTimes(flags: CommandContext<McpListenFlags>["flags"]) {
+/**
+ * The HTTP time limits given, as the endpoint's options (absent flags keep its defaults). Each is rounded as
+ * `--timeout` is, never below 1 ms: rounded to 0, a header limit would be none at all to `node:http`.
+ *
+ * @example
+ * ```ts
+ * import type { CommandContext } from "@toolwire/toolwire";
+ * import type { McpListenFlags } from "./listen_flags.ts";
+ *
+ * declare const flags: CommandContext<McpListenFlags>["flags"]; // --header-timeout 0.0001
+ * httpTimes(flags); // { headersTimeoutMs: 1 }
+ * ```
+ */
+export function httpTimes(
+  flags: Partial<Pick<CommandContext<McpListenFlags>["flags"], (typeof HTTP_TIMES)[number]>>,
+): { headersTimeoutMs?: number; bodyTimeoutMs?: number; keepAliveMs?: number } {
   const times: { headersTimeoutMs?: number; bodyTimeoutMs?: number; keepAliveMs?: number } = {};
   const header = flags["header-timeout"];
   const body = flags["body-timeout"];
   const keepAlive = flags["keep-alive"];
-  if (header !== undefined) times.headersTimeoutMs = Math.round(header * 1000);
-  if (body !== undefined) times.bodyTimeoutMs = Math.round(body * 1000);
-  if (keepAlive !== undefined) times.keepAliveMs = Math.round(keepAlive * 1000);
+  if (header !== undefined) times.headersTimeoutMs = limitMs(header);
+  if (body !== undefined) times.bodyTimeoutMs = limitMs(body);
+  if (keepAlive !== undefined) times.keepAliveMs = limitMs(keepAlive);
   return times;
 }
 
