@@ -89,7 +89,7 @@ export function denoSkips(xml, known) {
 /** The closing list: each half's skipped tests under its title, or nothing when none was skipped. */
 export function skipReport(halves) {
   const lines = [];
-  for (const { title, skips } of halves) {
+  for (const { title, skips = [] } of halves) {
     if (skips.length === 0) continue;
     lines.push(`  ${title}:`);
     for (const { file, name, reason } of skips) lines.push(`    ${file}: ${name} — ${reason}`);
