@@ -7,7 +7,7 @@
 // under V8's coverage, and each top-level function that ran moves to the top of the chunk as
 // `var name = (function name(…) {…});`. At the top, each is defined before any other code of the chunk
 // runs, as a hoisted declaration was. The chunk's source map moves with its lines. What it saves:
-// docs/performance.md, "What a start runs, compiled with the chunk".
+// docs/performance.md, "The compile cache".
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export const NODE_DIR = join(root, ".node");
 
 /** The registry package that holds this machine's Node binary, or undefined where none is published. */
-function packageName() {
+export function packageName() {
   if (process.platform !== "linux" || !["x64", "arm64"].includes(process.arch)) return undefined;
   return `node-linux-${process.arch}`;
 }

@@ -12,13 +12,24 @@
 // Halves combine with commas (`node,node26`), and a path to a node binary is a half too
 // (`/opt/node22/bin/node`). A Node half runs with its binary's directory first on PATH, so that `node`,
 // and every `#!/usr/bin/env node` a test starts, is that Node.
+//
+// The closing lines name every skipped test with its reason (scripts/test_report.mjs), then the counts.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { denoBin } from "./deno_bin.mjs";
-import { installedMajors, installNode, PINNED } from "./node_versions.mjs";
+import { installedMajors, installNode, packageName, PINNED } from "./node_versions.mjs";
+import { denoSkips, nodeSkips, skipReport } from "./test_report.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const selection = process.argv[2] ?? "all";
@@ -31,6 +42,12 @@ const FILES_AT_ONCE = "4";
  * and passed, two at once 1303 s with two tests past their time limits (docs/testing.md).
  */
 const HALVES_AT_ONCE = Number(process.env.TOOLWIRE_TEST_HALVES ?? 1);
+/** The official MCP conformance suite's test, and the oldest Node its CLI runs on. */
+const CONFORMANCE = {
+  file: join("tests", "interop", "mcp_conformance.test.ts"),
+  leastMajor: 22,
+  pinned: "24",
+};
 
 function testFiles(dir) {
   const found = [];
@@ -109,11 +126,15 @@ const counts = { passed: 0, failed: 0, skipped: 0 };
 
 /**
  * Starts a half in the background, its output in a log file, and resolves when it ends. Dots on the console,
- * failures in full at the end; the Node half's TAP file and the Deno half's summary line give the counts.
+ * failures in full at the end. The Node half's report (scripts/test_report.mjs) and the Deno half's summary
+ * line give the counts; `half.report`, that report or Deno's JUnit file, the skipped tests.
  */
 function runHalf(half, files, reports, live) {
   const log = join(reports, `${half.title.replaceAll(" ", "-")}.log`);
-  const tap = join(reports, `${half.title.replaceAll(" ", "-")}.tap`);
+  half.report = join(
+    reports,
+    `${half.title.replaceAll(" ", "-")}.${half.kind === "node" ? "report" : "xml"}`,
+  );
   const [command, args, env] = half.kind === "node"
     ? [half.binary, [
       "--import",
@@ -122,11 +143,20 @@ function runHalf(half, files, reports, live) {
       `--test-concurrency=${FILES_AT_ONCE}`,
       "--test-reporter=dot",
       "--test-reporter-destination=stdout",
-      "--test-reporter=tap",
-      `--test-reporter-destination=${tap}`,
+      `--test-reporter=${pathToFileURL(join(root, "scripts", "test_report.mjs")).href}`,
+      `--test-reporter-destination=${half.report}`,
       ...files,
     ], { PATH: `${dirname(half.binary)}${delimiter}${process.env.PATH ?? ""}` }]
-    : [denoBin(), ["test", "-A", "--quiet", "--parallel", "--no-check", "--reporter=dot", ...files], {
+    : [denoBin(), [
+      "test",
+      "-A",
+      "--quiet",
+      "--parallel",
+      "--no-check",
+      "--reporter=dot",
+      `--junit-path=${half.report}`,
+      ...files,
+    ], {
       DENO_JOBS: FILES_AT_ONCE,
       NO_COLOR: "1",
     }];
@@ -149,7 +179,7 @@ function runHalf(half, files, reports, live) {
         // A half that ran alone was shown as it went; one of several is shown whole once it ends.
         const shown = live ? "" : `\n${text.trimEnd()}`;
         console.log(`\n=== ${half.title}: ${outcome(status, signal)} in ${elapsed(started)}${shown}`);
-        if (half.kind === "node") countTap(readFileSync(tap, "utf8"));
+        if (half.kind === "node") countNode(half);
         else countDeno(text, status === 0);
         resolve(status === 0);
       });
@@ -157,11 +187,22 @@ function runHalf(half, files, reports, live) {
   });
 }
 
-function countTap(summary) {
-  const total = (name) => Number(summary.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
+/** A half's report file, or nothing when the half ended before writing one. */
+function readReport(half) {
+  return existsSync(half.report) ? readFileSync(half.report, "utf8") : "";
+}
+
+/**
+ * Adds a Node half's counts, and gives it its `skips`. The skipped count is the list's length: Node's own
+ * count leaves out a skipped suite, which the list names (and Deno counts) as one.
+ */
+function countNode(half) {
+  const report = readReport(half);
+  const total = (name) => Number(report.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
   counts.passed += total("pass");
   counts.failed += total("fail") + total("cancelled");
-  counts.skipped += total("skipped") + total("todo");
+  half.skips = nodeSkips(report, root);
+  counts.skipped += half.skips.length;
 }
 
 function countDeno(output, ok) {
@@ -178,7 +219,10 @@ function countDeno(output, ok) {
   counts.skipped += (ignored ?? 0) + (ignoredSteps ?? 0);
 }
 
-/** Runs the halves, at most HALVES_AT_ONCE at a time, in their order; resolves to each one's success. */
+/**
+ * Runs the halves, at most HALVES_AT_ONCE at a time, in their order; resolves to each one's success. A Deno
+ * half gets its `skips` once every half has ended: a test Node skipped too takes Node's reason.
+ */
 async function runHalves(list, files) {
   const reports = mkdtempSync(join(tmpdir(), "toolwire-test-"));
   try {
@@ -192,6 +236,10 @@ async function runHalves(list, files) {
       }
     };
     await Promise.all(Array.from({ length: atOnce }, worker));
+    const known = list.filter((half) => half.kind === "node").flatMap((half) => half.skips);
+    for (const half of list.filter((half) => half.kind === "deno")) {
+      half.skips = denoSkips(readReport(half), known);
+    }
     return results;
   } finally {
     rmSync(reports, { recursive: true, force: true });
@@ -252,10 +300,32 @@ if (files.some((file) => file.startsWith(join("tests", "interop")))) {
     step("python interop setup", process.execPath, [join(root, "scripts/python_interop_setup.mjs")]).ok,
   );
 }
+// The conformance suite's CLI needs a newer Node than this one may be: its test then runs it under the pinned
+// Node 24, installed here on first use into .node/ (as the Python set-up makes its virtual environment).
+if (
+  files.includes(CONFORMANCE.file) && Number(process.versions.node.split(".")[0]) < CONFORMANCE.leastMajor
+) {
+  if (packageName() === undefined) {
+    console.log(
+      `\nconformance suite: no pinned Node for ${process.platform}-${process.arch}, so its test runs only ` +
+        `with a Node >= ${CONFORMANCE.leastMajor} on PATH`,
+    );
+  } else {
+    results.push(
+      step(`pinned Node ${CONFORMANCE.pinned} for the conformance suite`, process.execPath, [
+        join(root, "scripts", "node_versions.mjs"),
+        "path",
+        CONFORMANCE.pinned,
+      ]).ok,
+    );
+  }
+}
 results.push(...await runHalves(plan, files));
 
 const failed = results.filter((ok) => !ok).length;
-console.log(failed === 0 ? "\nall green" : `\n${failed} step(s) failed`);
+console.log("");
+for (const line of skipReport(plan)) console.log(line);
+console.log(failed === 0 ? "all green" : `${failed} step(s) failed`);
 // The closing line: tests over every half (a failed step with no failed test still counts as one).
 const failures = counts.failed > 0 || failed === 0 ? counts.failed : failed;
 console.log(

@@ -84,8 +84,9 @@ export function execEnvironment(
 }
 
 /**
- * The variables that tell a bridged CLI who called it over authenticated HTTP (docs/auth.md#bridged-clis):
- * the token's subject, its client and the granted scopes, space-separated. Never the token.
+ * The variables that tell a bridged CLI who called it over authenticated HTTP
+ * (docs/auth.md#who-called-the-handlers-context-a-bridged-clis-environment): the token's subject, its client
+ * and the granted scopes, space-separated. Never the token.
  */
 export const CALLER_ENV = {
   subject: "TOOLWIRE_CALLER_SUB",

@@ -62,7 +62,7 @@ const SIGNUMS: Record<string, number> = {
 
 /**
  * `node:child_process`, loaded on first spawn: most invocations never start a child
- * (docs/performance.md#where-the-start-goes-node-20).
+ * (docs/performance.md#what-a-start-costs).
  */
 function childProcessModule(): typeof NodeChildProcess {
   return nodeProcess().getBuiltinModule("node:child_process") as typeof NodeChildProcess;

@@ -1,8 +1,9 @@
 /**
  * A Node binary of at least a given major, for a tool that needs a newer Node than the suite's floor (the MCP
  * conformance suite needs Node >= 22): the Node running the tests when it is one, `node` on PATH, or the
- * newest of the pinned Nodes that scripts/node_versions.mjs installs, each in
- * `.node/<version>/node_modules/node-linux-<arch>/bin/node` (git-ignored).
+ * oldest of the pinned Nodes that is new enough (for the conformance suite, Node 24, which scripts/test.mjs
+ * installs for it on a Node 20 machine), each in `.node/<version>/node_modules/node-linux-<arch>/bin/node`
+ * (git-ignored).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -17,7 +18,7 @@ function majorOf(version: string): number {
   return Number(/^v?(\d+)\./.exec(version)?.[1] ?? 0);
 }
 
-/** The pinned Nodes installed, newest first, each with its version. */
+/** The pinned Nodes installed, oldest first, each with its version. */
 function pinnedNodes(): Array<{ version: string; binary: string }> {
   if (!existsSync(NODE_DIR)) return [];
   return readdirSync(NODE_DIR)
@@ -27,7 +28,7 @@ function pinnedNodes(): Array<{ version: string; binary: string }> {
       binary: join(NODE_DIR, version, "node_modules", `node-linux-${process.arch}`, "bin", "node"),
     }))
     .filter((node) => existsSync(node.binary))
-    .sort((a, b) => b.version.localeCompare(a.version, "en", { numeric: true }));
+    .sort((a, b) => a.version.localeCompare(b.version, "en", { numeric: true }));
 }
 
 /**
@@ -47,6 +48,6 @@ export function newerNode(least: number): { binary: string } | { reason: string 
   if (pinned !== undefined) return { binary: pinned.binary };
   return {
     reason: `no Node >= ${least}: not the one running the tests, not \`node\` on PATH, none under .node/ ` +
-      `(scripts/node_versions.mjs installs the pinned ones there)`,
+      `(\`node scripts/node_versions.mjs install 24\` puts one there; npm test does it when it is missing)`,
   };
 }

@@ -5,7 +5,8 @@
 // apply must fail only for the reason docs/mcp_http.md gives (a tool, method or extension notes does not
 // serve). A scenario this table does not know fails the test: the table and the doc are then due an update.
 //
-// The suite's CLI needs Node >= 22; without one the test is skipped, saying why (tests/helpers/newer_node.ts).
+// The suite's CLI needs Node >= 22. On an older Node, npm test (scripts/test.mjs) installs the pinned Node 24
+// for it first; run alone with no Node >= 22 at hand, the test is skipped, saying why (tests/helpers/newer_node.ts).
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -3,8 +3,8 @@
 // the first mistake a tool author makes (no "0" exit code), whose error must be short and say what is wrong
 // first. Each shell line runs in a fresh bash with an empty home directory and no NOTES_HOME.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { describe, it } from "node:test";
@@ -28,9 +28,13 @@ function command(line: string): string {
   return line.replace(/\s{2,}#.*$/, "");
 }
 
+/** The README's line that puts the Deno `npm ci` installed on the PATH, which a newcomer runs first. */
+const DENO_ON_PATH = command(shellBlock("put it there for this shell first")[0]!);
+
 /**
  * Runs shell lines in one fresh bash (aliases on, as at a prompt) with `home` as its home directory and none
- * of the variables that would move the notes elsewhere.
+ * of the variables that would move the notes elsewhere. As on a fresh machine, no `deno` is on the PATH
+ * until the README's own line puts one there, which runs first.
  */
 function bash(lines: string[], home: string) {
   const env: Record<string, string> = { NO_COLOR: "1" };
@@ -38,9 +42,10 @@ function bash(lines: string[], home: string) {
     if (value !== undefined && !/^(NOTES_|XDG_)/.test(name)) env[name] ??= value;
   }
   env.HOME = home;
-  // `deno` is on a Deno user's PATH; here it is the project's own binary.
-  env.PATH = `${dirname(DENO)}:${env.PATH ?? ""}`;
-  const script = lines.join("\n");
+  env.PATH = (env.PATH ?? "").split(delimiter).filter((dir) => !existsSync(join(dir, "deno"))).join(
+    delimiter,
+  );
+  const script = [DENO_ON_PATH, ...lines].join("\n");
   const child = spawn("bash", ["--norc", "--noprofile", "-O", "expand_aliases", "-c", script], {
     cwd: ROOT,
     env,
@@ -50,7 +55,7 @@ function bash(lines: string[], home: string) {
 }
 
 describe("the README's notes lines", () => {
-  const [onNode, onDeno, use] = shellBlock("The example tool, `notes`").map(command);
+  const [onNode, onDeno, use] = shellBlock("Either of the first two lines below").map(command);
 
   for (const [runtime, line] of [["Node", onNode!], ["Deno", onDeno!]] as const) {
     it(`make \`notes\` a command on ${runtime}, and the line that uses it works, NOTES_HOME unset`, async () => {

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateManifest } from "../../lib/command/contract/manifest_validation.ts";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
 import {
   finished,
@@ -11,6 +12,7 @@ import {
   NOTES,
   onlyEnvelope,
   programArgv,
+  ROOT,
   run,
   start,
   tempDir,
@@ -32,6 +34,17 @@ async function check(
 
 function statuses(envelope: Loose): Record<string, string> {
   return Object.fromEntries(envelope.data.criteria.map((result: Loose) => [result.id, result.status]));
+}
+
+/** A value's shape as the README writes it: `{a, b: {c}, d: [{e}, …]}`, from the value itself. */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return `[${shapeOf(value[0])}, …]`;
+  if (value === null || typeof value !== "object") return "";
+  const members = Object.entries(value).map(([key, member]) => {
+    const shape = shapeOf(member);
+    return shape === "" ? key : `${key}: ${shape}`;
+  });
+  return `{${members.join(", ")}}`;
 }
 
 function evidence(envelope: Loose, id: string): string {
@@ -61,6 +74,14 @@ describe("toolwire check passes on conforming CLIs", () => {
         assert.ok(result.evidence.length > 0);
       }
       assert.deepEqual(summary, { passed: 22, failed: 0, skipped: 1 });
+      // The README gives this shape to a reader who scripts `toolwire --format json check`.
+      const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+      const shape = shapeOf(envelope.data);
+      assert.equal(
+        shape,
+        "{cli, complete, summary: {passed, failed, skipped}, criteria: [{id, criterion, status, evidence}, …]}",
+      );
+      assert.ok(readme.includes(`\`${shape}\``), `the README names the report's shape ${shape}`);
       assert.equal(statuses(envelope)["ac05-prepare-failure"], "skip");
       for (
         const id of [

@@ -23,7 +23,7 @@ export interface RegisteredCommand {
 
 /**
  * A built-in's definition is built, and its entry computed, on first use: a tool's start then builds only
- * the built-ins it runs or shows (docs/performance.md#where-the-start-goes-node-20).
+ * the built-ins it runs or shows (docs/performance.md#what-a-start-costs).
  */
 class LazyBuiltin implements RegisteredCommand {
   readonly path: string;
