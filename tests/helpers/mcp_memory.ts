@@ -6,25 +6,25 @@
 import { commandCatalog } from "../../lib/command/mcp/command_catalog.ts";
 import { McpMemoryTransport } from "../../lib/protocol/mcp/mod.ts";
 import { tool } from "../fixtures/lab_tool.ts";
-import { Inbox } from "./inbox.ts";
-import type { Loose, RunResult } from "./run.ts";
+import { WireReader } from "./mcp_wire.ts";
+import type { RunResult } from "./run.ts";
 
 /** A session with the `lab` tool in memory. */
-export class MemoryWire {
+export class MemoryWire extends WireReader {
   readonly #server: McpMemoryTransport;
-  readonly #lines = new Inbox<string>();
   readonly #stdout: string[] = [];
   readonly #stderr: string[] = [];
   #sent: Promise<void> = Promise.resolve();
 
   constructor() {
+    super();
     this.#server = new McpMemoryTransport({
       serverInfo: { name: tool.name, version: tool.version },
       catalog: commandCatalog(tool, { commands: () => tool.registry.servableEntries() }, { readOnly: false }),
       onMessage: (message) => {
         const text = JSON.stringify(message);
         this.#stdout.push(`${text}\n`);
-        this.#lines.push(text);
+        this.lines.push(text);
       },
       log: (line) => this.#stderr.push(line),
     });
@@ -36,37 +36,13 @@ export class MemoryWire {
   }
 
   /** Sends one message: an object or an array as it is, a string or bytes as the JSON text they hold. */
-  send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void {
+  override send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void {
     const value = message instanceof Uint8Array
       ? JSON.parse(new TextDecoder().decode(message))
       : typeof message === "string"
       ? JSON.parse(message)
       : message;
     this.#sent = this.#server.send(value);
-  }
-
-  /** The next message the server sends, as the client decoded it; fails after `timeoutMs`. */
-  async next(timeoutMs = 10_000): Promise<Loose> {
-    return JSON.parse(
-      await this.#lines.next(timeoutMs, () => {}, () => `sent so far ends: ${this.stdoutText.slice(-500)}`),
-    );
-  }
-
-  /** Sends a request and returns its response: the very next message must answer it. */
-  async request(message: Record<string, unknown>): Promise<Loose> {
-    this.send(message);
-    const reply = await this.next();
-    if (reply.id !== message.id) {
-      throw new Error(`expected the reply to ${JSON.stringify(message.id)}, got ${JSON.stringify(reply)}`);
-    }
-    return reply;
-  }
-
-  /** Collects `count` messages, in arrival order. */
-  async take(count: number, timeoutMs = 10_000): Promise<Loose[]> {
-    const out: Loose[] = [];
-    for (let i = 0; i < count; i++) out.push(await this.next(timeoutMs));
-    return out;
   }
 
   /** Ends the session as a closed stdin does: open requests are answered first. */
