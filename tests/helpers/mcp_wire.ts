@@ -36,56 +36,24 @@ export function initialize(id: number | string = 0, protocolVersion = "2025-11-2
   };
 }
 
-/** A spawned MCP server driven line by line. */
-export class WireSession {
-  readonly child: ChildProcess;
-  readonly #done: Promise<RunResult>;
-  #partial: string[] = [];
-  readonly #stdoutParts: string[] = [];
-  readonly #lines = new Inbox<string>();
+/** What a wire test reads of a session, whatever serves it: its messages, one JSON text each, in order. */
+export abstract class WireReader {
+  protected readonly lines = new Inbox<string>();
 
-  /** Every byte the server wrote to stdout, as text. */
-  get stdoutText(): string {
-    return this.#stdoutParts.join("");
-  }
+  /** Every message the server sent, as the text it wrote. */
+  abstract get stdoutText(): string;
 
-  constructor(argv: readonly string[], options: RunOptions = {}) {
-    this.child = start(argv, options);
-    this.child.stdin!.on("error", () => {});
-    const decoder = new TextDecoder();
-    this.child.stdout!.on("data", (chunk: Buffer) => {
-      const text = decoder.decode(chunk, { stream: true });
-      this.#stdoutParts.push(text);
-      // Only the new text is scanned: a 16 MB line in 64 KiB chunks stays linear.
-      let start = 0;
-      let newline = text.indexOf("\n");
-      while (newline !== -1) {
-        this.#partial.push(text.slice(start, newline));
-        this.#lines.push(this.#partial.join(""));
-        this.#partial = [];
-        start = newline + 1;
-        newline = text.indexOf("\n", start);
-      }
-      if (start < text.length) this.#partial.push(text.slice(start));
-    });
-    this.#done = finished(this.child, options.timeoutMs ?? 30_000);
-  }
+  /** Writes one message to the server. */
+  abstract send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void;
 
-  /** Writes one message (an object is serialised; a string or bytes are written as they are, plus `\n` for strings). */
-  send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void {
-    if (message instanceof Uint8Array) this.child.stdin!.write(message);
-    else if (typeof message === "string") this.child.stdin!.write(`${message}\n`);
-    else this.child.stdin!.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** The next line the server writes, parsed; fails after `timeoutMs`. */
+  /** The next message the server sends, parsed; fails after `timeoutMs`. */
   async next(timeoutMs = 10_000): Promise<Loose> {
     return JSON.parse(
-      await this.#lines.next(timeoutMs, () => {}, () => `stdout so far ends: ${this.stdoutText.slice(-500)}`),
+      await this.lines.next(timeoutMs, () => {}, () => `stdout so far ends: ${this.stdoutText.slice(-500)}`),
     );
   }
 
-  /** Sends a request and returns its response, skipping nothing: the very next line must answer it. */
+  /** Sends a request and returns its response, skipping nothing: the very next message must answer it. */
   async request(message: Record<string, unknown>): Promise<Loose> {
     this.send(message);
     const reply = await this.next();
@@ -101,10 +69,53 @@ export class WireSession {
     for (let i = 0; i < count; i++) out.push(await this.next(timeoutMs));
     return out;
   }
+}
+
+/** A spawned MCP server driven line by line. */
+export class WireSession extends WireReader {
+  readonly child: ChildProcess;
+  readonly #done: Promise<RunResult>;
+  #partial: string[] = [];
+  readonly #stdoutParts: string[] = [];
+
+  /** Every byte the server wrote to stdout, as text. */
+  get stdoutText(): string {
+    return this.#stdoutParts.join("");
+  }
+
+  constructor(argv: readonly string[], options: RunOptions = {}) {
+    super();
+    this.child = start(argv, options);
+    this.child.stdin!.on("error", () => {});
+    const decoder = new TextDecoder();
+    this.child.stdout!.on("data", (chunk: Buffer) => {
+      const text = decoder.decode(chunk, { stream: true });
+      this.#stdoutParts.push(text);
+      // Only the new text is scanned: a 16 MB line in 64 KiB chunks stays linear.
+      let start = 0;
+      let newline = text.indexOf("\n");
+      while (newline !== -1) {
+        this.#partial.push(text.slice(start, newline));
+        this.lines.push(this.#partial.join(""));
+        this.#partial = [];
+        start = newline + 1;
+        newline = text.indexOf("\n", start);
+      }
+      if (start < text.length) this.#partial.push(text.slice(start));
+    });
+    this.#done = finished(this.child, options.timeoutMs ?? 30_000);
+  }
+
+  /** Writes one message (an object is serialised; a string or bytes are written as they are, plus `\n` for strings). */
+  override send(message: Record<string, unknown> | unknown[] | string | Uint8Array): void {
+    if (message instanceof Uint8Array) this.child.stdin!.write(message);
+    else if (typeof message === "string") this.child.stdin!.write(`${message}\n`);
+    else this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+  }
 
   /** Whether unread lines are waiting. */
   get pending(): number {
-    return this.#lines.unread().length;
+    return this.lines.unread().length;
   }
 
   /** Closes stdin and waits for the process to end. */

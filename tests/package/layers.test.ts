@@ -4,7 +4,7 @@
 // lib/command the same holds for its rooms: contract → input → run → mcp → cli → builtins → tool.ts. The
 // binary (cmd/) reaches the library only through the package's entry points and lib/bridge/mod.ts (and its
 // entry, before anything else, the compile cache), and the library's own modules never through an entry
-// point. No module imports itself through others (no cycle), and none is over 400 lines.
+// point. No module imports itself through others (no cycle), and none is over 600 lines.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { describe, it } from "node:test";
@@ -15,7 +15,7 @@ import { ROOT } from "../helpers/run.ts";
 const LAYERS = ["lib/runtime", "lib/framing", "lib/protocol", "lib/command", "lib/bridge", "cmd"];
 const COMMAND_ROOMS = ["contract", "input", "run", "mcp", "cli", "builtins", "tool.ts"];
 /** The longest a module of the library may be. */
-const MAX_MODULE_LINES = 400;
+const MAX_MODULE_LINES = 600;
 
 /** The sources of the package's entry points, as paths from the root. */
 function entrySources(): string[] {
@@ -123,7 +123,7 @@ describe("source layers", () => {
     assert.deepEqual(cycles([...sources("lib"), ...sources("cmd"), "mod.ts"]), []);
   });
 
-  it("keeps every module under lib/ within 400 lines, so that each can be read whole", () => {
+  it("keeps every module under lib/ within 600 lines, so that each can be read whole", () => {
     const modules = sources("lib");
     assert.ok(modules.length > 100, "the modules were found");
     const long = modules.map((file) => ({

@@ -1,6 +1,6 @@
 // A client that does not read its event stream, over HTTP: the writes that wait for it share one wait per
 // stream, not a listener each (Node and Deno printed MaxListenersExceededWarning … memory leak), and what the
-// stream holds for it stays within MAX_QUEUED_EVENT_BYTES, even when the handler logs before the stream
+// stream holds for it stays within MAX_QUEUED_NOTIFICATION_BYTES, even when the handler logs before the stream
 // begins. `lab mcp listen` spawned for real, driven by a raw socket that reads nothing until the server is
 // stuck; and the web-standard handler, whose writes waiting at once must all go on once the client reads.
 import { readFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import process from "node:process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type HttpHandler, webHandler } from "../../lib/runtime/http_exchange.ts";
-import { MAX_QUEUED_EVENT_BYTES } from "../../lib/protocol/mcp/http_answers.ts";
+import { MAX_QUEUED_NOTIFICATION_BYTES } from "../../lib/protocol/mcp/notification_budget.ts";
 import { modern } from "../helpers/mcp_wire.ts";
 import { modernHeaders, portOf, startHttpListener } from "../helpers/http_listener.ts";
 import { programArgv } from "../helpers/run.ts";
@@ -67,7 +67,7 @@ describe("a client that does not read its event stream", () => {
       const dropped = /dropped (\d+) progress or log notification/.exec(server.stderr());
       assert.ok(dropped !== null, `the drop is counted on stderr: ${server.stderr()}`);
       assert.ok(
-        received < MAX_QUEUED_EVENT_BYTES + 256 * 1024,
+        received < MAX_QUEUED_NOTIFICATION_BYTES + 256 * 1024,
         `at most the bound was held for the client: ${received} bytes sent`,
       );
       const after = peakRss(server.child.pid!);

@@ -3,7 +3,8 @@
 // on stderr. Driven in process over a stream channel whose reader is held back, as a client that does not read.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MAX_QUEUED_NOTIFICATION_BYTES, serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
+import { serveMcp } from "../../lib/protocol/mcp/line_transport.ts";
+import { MAX_QUEUED_NOTIFICATION_BYTES } from "../../lib/protocol/mcp/notification_budget.ts";
 import type { ToolCatalog } from "../../lib/protocol/mcp/tool_catalog.ts";
 import { streamChannel } from "../../lib/runtime/stream_channel.ts";
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { initialize, modern, modernMeta, WireSession } from "../helpers/mcp_wire.ts";
+import { MemoryWire } from "../helpers/mcp_memory.ts";
 import { waitFor } from "../helpers/locks.ts";
 import { NOTES, programArgv, tempDir } from "../helpers/run.ts";
 
@@ -15,7 +16,22 @@ function labServer(...flags: string[]): WireSession {
   return new WireSession([...LAB, "mcp", "serve", ...flags]);
 }
 
-async function closed(session: WireSession): Promise<void> {
+// The exchanges that need no process of their own run twice: against the spawned `lab mcp serve`, and
+// through the in-memory transport, the same pipeline with no line transport in front of it.
+const TRANSPORTS = ["stdio", "memory"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+
+/** A `lab` session over `transport`. */
+function lab(transport: Transport): WireSession | MemoryWire {
+  return transport === "stdio" ? labServer() : new MemoryWire();
+}
+
+/** What a test's name says of its transport: nothing for stdio, as before. */
+function over(transport: Transport): string {
+  return transport === "stdio" ? "" : " (in memory)";
+}
+
+async function closed(session: WireSession | MemoryWire): Promise<void> {
   const result = await session.close();
   assert.equal(result.code, 0, result.stderr);
   for (const line of session.stdoutText.split("\n").filter(Boolean)) {
@@ -31,148 +47,150 @@ async function closed(session: WireSession): Promise<void> {
   }
 }
 
-describe("mcp wire: era detection", () => {
-  it("server/discover is answered without pinning; initialize afterwards still pins legacy", async () => {
-    const s = labServer();
-    const discover = await s.request(modern("d", "server/discover"));
-    assert.deepEqual(discover.result.supportedVersions, ["2026-07-28"]);
-    assert.equal(discover.result.resultType, "complete");
-    assert.equal(discover.result.ttlMs, 0);
-    assert.equal(discover.result.cacheScope, "private");
-    assert.deepEqual(discover.result.capabilities.tools, {});
-    assert.equal(discover.result._meta["io.modelcontextprotocol/serverInfo"].name, "lab");
-    const init = await s.request(initialize(1));
-    assert.equal(init.result.protocolVersion, "2025-11-25");
-    assert.equal(init.result.serverInfo.name, "lab");
-    const again = await s.request(modern(2, "server/discover"));
-    assert.equal(again.error.code, -32601, "a legacy-pinned connection has no server/discover");
-    await closed(s);
-  });
-
-  it("methods named like Object.prototype members, or near a served name, are -32601 in both eras", async () => {
-    const names = [
-      "constructor",
-      "__proto__",
-      "toString",
-      "hasOwnProperty",
-      "tools/cal",
-      "tools/call ",
-      "Tools/call",
-    ];
-    const modernSession = labServer();
-    for (const [i, name] of names.entries()) {
-      const reply = await modernSession.request(modern(i + 1, name));
-      assert.equal(reply.error?.code, -32601, name);
-      assert.equal(reply.error.message, `Method not found: ${name}`);
-    }
-    assert.equal((await modernSession.request(modern(99, "tools/list"))).result.resultType, "complete");
-    await closed(modernSession);
-    const legacySession = labServer();
-    await legacySession.request(initialize(0));
-    for (const [i, name] of names.entries()) {
-      const reply = await legacySession.request({ jsonrpc: "2.0", id: i + 1, method: name });
-      assert.equal(reply.error?.code, -32601, name);
-    }
-    assert.ok(
-      Array.isArray(
-        (await legacySession.request({ jsonrpc: "2.0", id: 99, method: "tools/list" })).result.tools,
-      ),
-    );
-    await closed(legacySession);
-  });
-
-  it("a modern request pins the modern era; initialize then answers -32022 naming the versions", async () => {
-    const s = labServer();
-    const list = await s.request(modern(1, "tools/list"));
-    assert.equal(list.result.resultType, "complete");
-    const init = await s.request(initialize(2));
-    assert.equal(init.error.code, -32022);
-    assert.ok(init.error.data.supported.includes("2026-07-28"));
-    assert.equal(init.error.data.requested, "2025-11-25");
-    assert.equal((await s.request(modern(3, "ping"))).error.code, -32601);
-    assert.equal((await s.request(modern(4, "logging/setLevel", { level: "info" }))).error.code, -32601);
-    await closed(s);
-  });
-
-  it("legacy initialize echoes a served version and falls back to the newest for an unknown one", async () => {
-    const a = labServer();
-    assert.equal((await a.request(initialize(1, "2025-06-18"))).result.protocolVersion, "2025-06-18");
-    assert.deepEqual((await a.request({ jsonrpc: "2.0", id: 2, method: "ping" })).result, {});
-    a.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const list = await a.request({ jsonrpc: "2.0", id: 3, method: "tools/list" });
-    assert.equal(list.result.resultType, undefined, "legacy results carry no resultType");
-    assert.equal(list.result.ttlMs, undefined);
-    await closed(a);
-    const b = labServer();
-    assert.equal((await b.request(initialize(1, "1999-01-01"))).result.protocolVersion, "2025-11-25");
-    await closed(b);
-  });
-
-  it("a claim-less ping before initialize is answered without pinning", async () => {
-    const s = labServer();
-    assert.deepEqual((await s.request({ jsonrpc: "2.0", id: 1, method: "ping" })).result, {});
-    assert.equal((await s.request(modern(2, "tools/list"))).result.resultType, "complete");
-    await closed(s);
-  });
-});
-
-describe("mcp wire: per-request _meta, on every modern request", () => {
-  it("a missing key is -32602 and a version not served is -32022 — also after the connection is pinned", async () => {
-    const s = labServer();
-    const missing = await s.request({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+for (const transport of TRANSPORTS) {
+  describe(`mcp wire${over(transport)}: era detection`, () => {
+    it("server/discover is answered without pinning; initialize afterwards still pins legacy", async () => {
+      const s = lab(transport);
+      const discover = await s.request(modern("d", "server/discover"));
+      assert.deepEqual(discover.result.supportedVersions, ["2026-07-28"]);
+      assert.equal(discover.result.resultType, "complete");
+      assert.equal(discover.result.ttlMs, 0);
+      assert.equal(discover.result.cacheScope, "private");
+      assert.deepEqual(discover.result.capabilities.tools, {});
+      assert.equal(discover.result._meta["io.modelcontextprotocol/serverInfo"].name, "lab");
+      const init = await s.request(initialize(1));
+      assert.equal(init.result.protocolVersion, "2025-11-25");
+      assert.equal(init.result.serverInfo.name, "lab");
+      const again = await s.request(modern(2, "server/discover"));
+      assert.equal(again.error.code, -32601, "a legacy-pinned connection has no server/discover");
+      await closed(s);
     });
-    assert.equal(missing.error.code, -32602);
-    assert.deepEqual(missing.error.data.envelope, {
-      key: "io.modelcontextprotocol/clientCapabilities",
-      problem: "missing",
+
+    it("methods named like Object.prototype members, or near a served name, are -32601 in both eras", async () => {
+      const names = [
+        "constructor",
+        "__proto__",
+        "toString",
+        "hasOwnProperty",
+        "tools/cal",
+        "tools/call ",
+        "Tools/call",
+      ];
+      const modernSession = lab(transport);
+      for (const [i, name] of names.entries()) {
+        const reply = await modernSession.request(modern(i + 1, name));
+        assert.equal(reply.error?.code, -32601, name);
+        assert.equal(reply.error.message, `Method not found: ${name}`);
+      }
+      assert.equal((await modernSession.request(modern(99, "tools/list"))).result.resultType, "complete");
+      await closed(modernSession);
+      const legacySession = lab(transport);
+      await legacySession.request(initialize(0));
+      for (const [i, name] of names.entries()) {
+        const reply = await legacySession.request({ jsonrpc: "2.0", id: i + 1, method: name });
+        assert.equal(reply.error?.code, -32601, name);
+      }
+      assert.ok(
+        Array.isArray(
+          (await legacySession.request({ jsonrpc: "2.0", id: 99, method: "tools/list" })).result.tools,
+        ),
+      );
+      await closed(legacySession);
     });
-    const unsupported = await s.request(
-      modern(2, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "1900-01-01" }),
-    );
-    assert.equal(unsupported.error.code, -32022);
-    assert.equal(unsupported.error.data.requested, "1900-01-01");
-    assert.ok(Array.isArray(unsupported.error.data.supported));
-    assert.equal(
-      (await s.request(modern(3, "tools/list"))).result.resultType,
-      "complete",
-      "now pinned modern",
-    );
-    const stillChecked = await s.request(
-      modern(4, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }),
-    );
-    assert.equal(
-      stillChecked.error.code,
-      -32022,
-      "the version is checked on every request, not only the first",
-    );
-    const noMeta = await s.request({ jsonrpc: "2.0", id: 5, method: "tools/list", params: {} });
-    assert.equal(noMeta.error.code, -32602);
-    const badLevel = await s.request(
-      modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }),
-    );
-    assert.equal(badLevel.error.code, -32602);
-    const bigToken = await s.request(modern(7, "tools/list", {}, { progressToken: 2 ** 53 }));
-    assert.equal(bigToken.error.code, -32602);
-    assert.equal(
-      bigToken.error.message,
-      "Invalid _meta envelope: progressToken: not a string or an integer from -(2^53 - 1) to 2^53 - 1",
-    );
-    s.send({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" });
-    const bigId = await s.next();
-    assert.deepEqual(bigId.error, {
-      code: -32600,
-      message: "Invalid request: id must be a string or an integer from -(2^53 - 1) to 2^53 - 1",
+
+    it("a modern request pins the modern era; initialize then answers -32022 naming the versions", async () => {
+      const s = lab(transport);
+      const list = await s.request(modern(1, "tools/list"));
+      assert.equal(list.result.resultType, "complete");
+      const init = await s.request(initialize(2));
+      assert.equal(init.error.code, -32022);
+      assert.ok(init.error.data.supported.includes("2026-07-28"));
+      assert.equal(init.error.data.requested, "2025-11-25");
+      assert.equal((await s.request(modern(3, "ping"))).error.code, -32601);
+      assert.equal((await s.request(modern(4, "logging/setLevel", { level: "info" }))).error.code, -32601);
+      await closed(s);
     });
-    assert.equal(bigId.id, null);
-    const largestToken = await s.request(modern(8, "tools/list", {}, { progressToken: 2 ** 53 - 1 }));
-    assert.ok(Array.isArray(largestToken.result?.tools), JSON.stringify(largestToken));
-    await closed(s);
+
+    it("legacy initialize echoes a served version and falls back to the newest for an unknown one", async () => {
+      const a = lab(transport);
+      assert.equal((await a.request(initialize(1, "2025-06-18"))).result.protocolVersion, "2025-06-18");
+      assert.deepEqual((await a.request({ jsonrpc: "2.0", id: 2, method: "ping" })).result, {});
+      a.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const list = await a.request({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+      assert.equal(list.result.resultType, undefined, "legacy results carry no resultType");
+      assert.equal(list.result.ttlMs, undefined);
+      await closed(a);
+      const b = lab(transport);
+      assert.equal((await b.request(initialize(1, "1999-01-01"))).result.protocolVersion, "2025-11-25");
+      await closed(b);
+    });
+
+    it("a claim-less ping before initialize is answered without pinning", async () => {
+      const s = lab(transport);
+      assert.deepEqual((await s.request({ jsonrpc: "2.0", id: 1, method: "ping" })).result, {});
+      assert.equal((await s.request(modern(2, "tools/list"))).result.resultType, "complete");
+      await closed(s);
+    });
   });
-});
+
+  describe(`mcp wire${over(transport)}: per-request _meta, on every modern request`, () => {
+    it("a missing key is -32602 and a version not served is -32022 — also after the connection is pinned", async () => {
+      const s = lab(transport);
+      const missing = await s.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+      });
+      assert.equal(missing.error.code, -32602);
+      assert.deepEqual(missing.error.data.envelope, {
+        key: "io.modelcontextprotocol/clientCapabilities",
+        problem: "missing",
+      });
+      const unsupported = await s.request(
+        modern(2, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "1900-01-01" }),
+      );
+      assert.equal(unsupported.error.code, -32022);
+      assert.equal(unsupported.error.data.requested, "1900-01-01");
+      assert.ok(Array.isArray(unsupported.error.data.supported));
+      assert.equal(
+        (await s.request(modern(3, "tools/list"))).result.resultType,
+        "complete",
+        "now pinned modern",
+      );
+      const stillChecked = await s.request(
+        modern(4, "tools/list", {}, { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }),
+      );
+      assert.equal(
+        stillChecked.error.code,
+        -32022,
+        "the version is checked on every request, not only the first",
+      );
+      const noMeta = await s.request({ jsonrpc: "2.0", id: 5, method: "tools/list", params: {} });
+      assert.equal(noMeta.error.code, -32602);
+      const badLevel = await s.request(
+        modern(6, "tools/list", {}, { "io.modelcontextprotocol/logLevel": "loud" }),
+      );
+      assert.equal(badLevel.error.code, -32602);
+      const bigToken = await s.request(modern(7, "tools/list", {}, { progressToken: 2 ** 53 }));
+      assert.equal(bigToken.error.code, -32602);
+      assert.equal(
+        bigToken.error.message,
+        "Invalid _meta envelope: progressToken: not a string or an integer from -(2^53 - 1) to 2^53 - 1",
+      );
+      s.send({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" });
+      const bigId = await s.next();
+      assert.deepEqual(bigId.error, {
+        code: -32600,
+        message: "Invalid request: id must be a string or an integer from -(2^53 - 1) to 2^53 - 1",
+      });
+      assert.equal(bigId.id, null);
+      const largestToken = await s.request(modern(8, "tools/list", {}, { progressToken: 2 ** 53 - 1 }));
+      assert.ok(Array.isArray(largestToken.result?.tools), JSON.stringify(largestToken));
+      await closed(s);
+    });
+  });
+}
 
 describe("mcp wire: tools/list", () => {
   it("lists tools in a deterministic order, with closed input schemas and explicit annotations", async () => {
@@ -277,191 +295,197 @@ describe("mcp wire: tools/call", () => {
     }
   });
 
-  it("structuredContent is the envelope, content its JSON text, isError !ok; bad arguments are an isError ARG_ERROR", async () => {
-    const s = labServer();
-    const ok = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text: "hi" } }));
-    assert.equal(ok.result.resultType, "complete");
-    assert.equal(ok.result.isError, false);
-    assert.deepEqual(ok.result.structuredContent.data, { text: "hi" });
-    assert.deepEqual(JSON.parse(ok.result.content[0].text), ok.result.structuredContent);
-    const bad = await s.request(
-      modern(2, "tools/call", { name: "types", arguments: { int: "five", nope: 1 } }),
-    );
-    assert.equal(bad.result.isError, true);
-    assert.equal(bad.result.structuredContent.error.code, "ARG_ERROR");
-    assert.equal(bad.result.structuredContent.meta.exit_code, 2);
-    const messages = bad.result.structuredContent.error.issues.map((i: { message: string }) => i.message);
-    assert.deepEqual(messages, [
-      "int expects an integer, got 'five'",
-      "unknown argument 'nope'",
-      "missing argument first",
-    ]);
-    const failed = await s.request(modern(3, "tools/call", { name: "fail", arguments: { code: 4 } }));
-    assert.equal(failed.result.isError, true);
-    assert.equal(failed.result.structuredContent.meta.exit_code, 4);
-    await closed(s);
-  });
+  for (const transport of TRANSPORTS) {
+    it(`structuredContent is the envelope, content its JSON text, isError !ok; bad arguments are an isError ARG_ERROR${over(transport)}`, async () => {
+      const s = lab(transport);
+      const ok = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text: "hi" } }));
+      assert.equal(ok.result.resultType, "complete");
+      assert.equal(ok.result.isError, false);
+      assert.deepEqual(ok.result.structuredContent.data, { text: "hi" });
+      assert.deepEqual(JSON.parse(ok.result.content[0].text), ok.result.structuredContent);
+      const bad = await s.request(
+        modern(2, "tools/call", { name: "types", arguments: { int: "five", nope: 1 } }),
+      );
+      assert.equal(bad.result.isError, true);
+      assert.equal(bad.result.structuredContent.error.code, "ARG_ERROR");
+      assert.equal(bad.result.structuredContent.meta.exit_code, 2);
+      const messages = bad.result.structuredContent.error.issues.map((i: { message: string }) => i.message);
+      assert.deepEqual(messages, [
+        "int expects an integer, got 'five'",
+        "unknown argument 'nope'",
+        "missing argument first",
+      ]);
+      const failed = await s.request(modern(3, "tools/call", { name: "fail", arguments: { code: 4 } }));
+      assert.equal(failed.result.isError, true);
+      assert.equal(failed.result.structuredContent.meta.exit_code, 4);
+      await closed(s);
+    });
 
-  it("__proto__ keys in arguments are plain unknown arguments and pollute nothing", async () => {
-    const s = labServer();
-    s.send(
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{"__proto__":{"polluted":true},"first":"x"},"_meta":${
-        JSON.stringify(modernMeta())
-      }}}`,
-    );
-    const reply = await s.next();
-    assert.equal(reply.result.isError, true);
-    assert.match(reply.result.structuredContent.error.message, /unknown argument '__proto__'/);
-    const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
-    assert.equal(check.result.structuredContent.data.polluted, false);
-    await closed(s);
-  });
+    it(`__proto__ keys in arguments are plain unknown arguments and pollute nothing${over(transport)}`, async () => {
+      const s = lab(transport);
+      s.send(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{"__proto__":{"polluted":true},"first":"x"},"_meta":${
+          JSON.stringify(modernMeta())
+        }}}`,
+      );
+      const reply = await s.next();
+      assert.equal(reply.result.isError, true);
+      assert.match(reply.result.structuredContent.error.message, /unknown argument '__proto__'/);
+      const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
+      assert.equal(check.result.structuredContent.data.polluted, false);
+      await closed(s);
+    });
 
-  it("arguments named like Object.prototype members are unknown arguments, each named, and pollute nothing", async () => {
-    const s = labServer();
-    const names = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"];
-    const members = names.map((name) => `${JSON.stringify(name)}:{"polluted":true}`).join(",");
-    s.send(
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{${members},"first":"x"},"_meta":${
-        JSON.stringify(modernMeta())
-      }}}`,
-    );
-    const reply = await s.next();
-    assert.equal(reply.result.isError, true);
-    const { error, meta } = reply.result.structuredContent;
-    assert.equal(error.code, "ARG_ERROR");
-    assert.equal(meta.exit_code, 2);
-    assert.deepEqual(
-      error.issues.map((issue: { field: string; message: string }) => [issue.field, issue.message]),
-      names.map((name) => [name, `unknown argument '${name}'`]),
-    );
-    const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
-    assert.equal(check.result.structuredContent.data.polluted, false);
-    await closed(s);
-  });
+    it(`arguments named like Object.prototype members are unknown arguments, each named, and pollute nothing${over(transport)}`, async () => {
+      const s = lab(transport);
+      const names = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"];
+      const members = names.map((name) => `${JSON.stringify(name)}:{"polluted":true}`).join(",");
+      s.send(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"types","arguments":{${members},"first":"x"},"_meta":${
+          JSON.stringify(modernMeta())
+        }}}`,
+      );
+      const reply = await s.next();
+      assert.equal(reply.result.isError, true);
+      const { error, meta } = reply.result.structuredContent;
+      assert.equal(error.code, "ARG_ERROR");
+      assert.equal(meta.exit_code, 2);
+      assert.deepEqual(
+        error.issues.map((issue: { field: string; message: string }) => [issue.field, issue.message]),
+        names.map((name) => [name, `unknown argument '${name}'`]),
+      );
+      const check = await s.request(modern(2, "tools/call", { name: "proto-check", arguments: {} }));
+      assert.equal(check.result.structuredContent.data.polluted, false);
+      await closed(s);
+    });
 
-  it("a destructive call asks first (input_required); the signed requestState must come back unaltered and for the same call", async () => {
-    const s = labServer();
-    const elicitation = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
-    const accept = { confirm: { action: "accept", content: { confirm: true } } };
-    const asked = await s.request(
-      modern(1, "tools/call", { name: "wipe", arguments: { target: "t" } }, elicitation),
-    );
-    assert.equal(asked.result.resultType, "input_required");
-    assert.equal(asked.result.inputRequests.confirm.method, "elicitation/create");
-    const state: string = asked.result.requestState;
-    const done = await s.request(
-      modern(2, "tools/call", {
-        name: "wipe",
-        arguments: { target: "t" },
-        requestState: state,
-        inputResponses: accept,
-      }, elicitation),
-    );
-    assert.deepEqual(done.result.structuredContent.data, { effect: "deleted", target: "t" });
-    const tampered = `${state.slice(0, -2)}${state.endsWith("AA") ? "BB" : "AA"}`;
-    for (const [id, target, requestState] of [[3, "t", tampered], [4, "other", state]] as const) {
-      const refused = await s.request(
-        modern(id, "tools/call", {
+    it(`a destructive call asks first (input_required); the signed requestState must come back unaltered and for the same call${over(transport)}`, async () => {
+      const s = lab(transport);
+      const elicitation = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+      const accept = { confirm: { action: "accept", content: { confirm: true } } };
+      const asked = await s.request(
+        modern(1, "tools/call", { name: "wipe", arguments: { target: "t" } }, elicitation),
+      );
+      assert.equal(asked.result.resultType, "input_required");
+      assert.equal(asked.result.inputRequests.confirm.method, "elicitation/create");
+      const state: string = asked.result.requestState;
+      const done = await s.request(
+        modern(2, "tools/call", {
           name: "wipe",
-          arguments: { target },
-          requestState,
+          arguments: { target: "t" },
+          requestState: state,
           inputResponses: accept,
         }, elicitation),
       );
-      assert.equal(refused.result.structuredContent.error.code, "CONFIRMATION_INVALID");
-    }
-    await closed(s);
-  });
+      assert.deepEqual(done.result.structuredContent.data, { effect: "deleted", target: "t" });
+      const tampered = `${state.slice(0, -2)}${state.endsWith("AA") ? "BB" : "AA"}`;
+      for (const [id, target, requestState] of [[3, "t", tampered], [4, "other", state]] as const) {
+        const refused = await s.request(
+          modern(id, "tools/call", {
+            name: "wipe",
+            arguments: { target },
+            requestState,
+            inputResponses: accept,
+          }, elicitation),
+        );
+        assert.equal(refused.result.structuredContent.error.code, "CONFIRMATION_INVALID");
+      }
+      await closed(s);
+    });
 
-  it("an 8 MB argument comes back whole", async () => {
-    const s = labServer();
-    const text = "é".repeat(4 * 1024 * 1024);
-    const reply = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text } }));
-    assert.equal(reply.result.structuredContent.data.text, text);
-    await closed(s);
-  });
+    it(`an 8 MB argument comes back whole${over(transport)}`, async () => {
+      const s = lab(transport);
+      const text = "é".repeat(4 * 1024 * 1024);
+      const reply = await s.request(modern(1, "tools/call", { name: "echo", arguments: { text } }));
+      assert.equal(reply.result.structuredContent.data.text, text);
+      await closed(s);
+    });
+  }
 });
 
-describe("mcp wire: cancellation, progress, logging", () => {
-  it("notifications/cancelled fires the handler's AbortSignal and nothing more is sent for that id", async () => {
-    const dir = tempDir();
-    const marker = join(dir.path, "marker");
-    const s = labServer();
-    try {
+for (const transport of TRANSPORTS) {
+  describe(`mcp wire${over(transport)}: cancellation, progress, logging`, () => {
+    it("notifications/cancelled fires the handler's AbortSignal and nothing more is sent for that id", async () => {
+      const dir = tempDir();
+      const marker = join(dir.path, "marker");
+      const s = lab(transport);
+      try {
+        s.send(
+          modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }, {
+            "io.modelcontextprotocol/logLevel": "info",
+          }),
+        );
+        // The handler's log line says it is waiting: the cancellation cannot overtake its start.
+        const started = await s.next();
+        assert.deepEqual([started.method, started.params.data], ["notifications/message", "sleeping"]);
+        s.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 7, reason: "test", _meta: modernMeta() },
+        });
+        s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
+        await waitFor(() => existsSync(marker), "the handler's cleanup (its AbortSignal fired)");
+        assert.equal(readFileSync(marker, "utf8"), "cleaned up");
+        const pong = await s.request(modern(8, "tools/call", { name: "echo", arguments: { text: "after" } }));
+        assert.equal(
+          pong.result.structuredContent.data.text,
+          "after",
+          "the next line answers id 8, not the cancelled 7",
+        );
+        await closed(s);
+        assert.doesNotMatch(s.stdoutText, /"id":7/);
+      } finally {
+        dir.cleanup();
+      }
+    });
+
+    it("progress notifications come before the response, increasing, only when asked", async () => {
+      const s = lab(transport);
+      s.send(modern(1, "tools/call", { name: "count", arguments: { to: 3 } }, { progressToken: "p1" }));
+      const messages = await s.take(4);
+      assert.deepEqual(
+        messages.slice(0, 3).map((
+          m,
+        ) => [m.method, m.params.progressToken, m.params.progress, m.params.total]),
+        [
+          ["notifications/progress", "p1", 1, 3],
+          ["notifications/progress", "p1", 2, 3],
+          ["notifications/progress", "p1", 3, 3],
+        ],
+      );
+      assert.equal(messages[3].id, 1);
+      const quiet = await s.request(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }));
+      assert.equal(quiet.result.structuredContent.data.counted, 2, "no progress without a progressToken");
+      await closed(s);
+    });
+
+    it("notifications/message is sent only to a request that opted in with logLevel", async () => {
+      const s = lab(transport);
+      const silent = await s.request(modern(1, "tools/call", { name: "count", arguments: { to: 2 } }));
+      assert.equal(silent.result.isError, false);
       s.send(
-        modern(7, "tools/call", { name: "sleep", arguments: { ms: 30_000, marker } }, {
+        modern(2, "tools/call", { name: "count", arguments: { to: 2 } }, {
           "io.modelcontextprotocol/logLevel": "info",
         }),
       );
-      // The handler's log line says it is waiting: the cancellation cannot overtake its start.
-      const started = await s.next();
-      assert.deepEqual([started.method, started.params.data], ["notifications/message", "sleeping"]);
-      s.send({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: 7, reason: "test", _meta: modernMeta() },
-      });
-      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
-      await waitFor(() => existsSync(marker), "the handler's cleanup (its AbortSignal fired)");
-      assert.equal(readFileSync(marker, "utf8"), "cleaned up");
-      const pong = await s.request(modern(8, "tools/call", { name: "echo", arguments: { text: "after" } }));
-      assert.equal(
-        pong.result.structuredContent.data.text,
-        "after",
-        "the next line answers id 8, not the cancelled 7",
+      const [first, second, reply] = await s.take(3);
+      assert.deepEqual([first.method, first.params.level, first.params.data], [
+        "notifications/message",
+        "info",
+        "step 1",
+      ]);
+      assert.equal(second.params.data, "step 2");
+      assert.equal(reply.id, 2);
+      s.send(
+        modern(3, "tools/call", { name: "count", arguments: { to: 1 } }, {
+          "io.modelcontextprotocol/logLevel": "error",
+        }),
       );
+      assert.equal((await s.next()).id, 3, "info lines are below an error threshold");
       await closed(s);
-      assert.doesNotMatch(s.stdoutText, /"id":7/);
-    } finally {
-      dir.cleanup();
-    }
+    });
   });
-
-  it("progress notifications come before the response, increasing, only when asked", async () => {
-    const s = labServer();
-    s.send(modern(1, "tools/call", { name: "count", arguments: { to: 3 } }, { progressToken: "p1" }));
-    const messages = await s.take(4);
-    assert.deepEqual(
-      messages.slice(0, 3).map((m) => [m.method, m.params.progressToken, m.params.progress, m.params.total]),
-      [
-        ["notifications/progress", "p1", 1, 3],
-        ["notifications/progress", "p1", 2, 3],
-        ["notifications/progress", "p1", 3, 3],
-      ],
-    );
-    assert.equal(messages[3].id, 1);
-    const quiet = await s.request(modern(2, "tools/call", { name: "count", arguments: { to: 2 } }));
-    assert.equal(quiet.result.structuredContent.data.counted, 2, "no progress without a progressToken");
-    await closed(s);
-  });
-
-  it("notifications/message is sent only to a request that opted in with logLevel", async () => {
-    const s = labServer();
-    const silent = await s.request(modern(1, "tools/call", { name: "count", arguments: { to: 2 } }));
-    assert.equal(silent.result.isError, false);
-    s.send(
-      modern(2, "tools/call", { name: "count", arguments: { to: 2 } }, {
-        "io.modelcontextprotocol/logLevel": "info",
-      }),
-    );
-    const [first, second, reply] = await s.take(3);
-    assert.deepEqual([first.method, first.params.level, first.params.data], [
-      "notifications/message",
-      "info",
-      "step 1",
-    ]);
-    assert.equal(second.params.data, "step 2");
-    assert.equal(reply.id, 2);
-    s.send(
-      modern(3, "tools/call", { name: "count", arguments: { to: 1 } }, {
-        "io.modelcontextprotocol/logLevel": "error",
-      }),
-    );
-    assert.equal((await s.next()).id, 3, "info lines are below an error threshold");
-    await closed(s);
-  });
-});
+}
 
 describe("mcp wire: malformed input is answered and the server keeps serving", () => {
   it("parse errors, invalid UTF-8, invalid shapes, duplicate ids and client responses", async () => {
@@ -534,29 +558,36 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
     await closed(s);
   });
 
-  it("batches: -32600 outside legacy 2025-03-26, an array of responses inside it", async () => {
-    const s = labServer();
-    s.send([modern(1, "tools/list")]);
-    assert.equal((await s.next()).error.code, -32600);
-    await closed(s);
-    const b = labServer();
-    await b.request(initialize(0, "2025-03-26"));
-    b.send([{ jsonrpc: "2.0", id: 1, method: "ping" }, {
-      jsonrpc: "2.0",
-      method: "notifications/initialized",
-    }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "b" } } }]);
-    const replies = await b.next();
-    assert.ok(Array.isArray(replies));
-    assert.deepEqual(replies.map((r: { id: number }) => r.id).sort(), [1, 2]);
-    b.send([]);
-    assert.equal((await b.next()).error.code, -32600);
-    await closed(b);
-    const c = labServer();
-    await c.request(initialize(0, "2025-11-25"));
-    c.send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
-    assert.equal((await c.next()).error.code, -32600);
-    await closed(c);
-  });
+  for (const transport of TRANSPORTS) {
+    it(`batches: -32600 outside legacy 2025-03-26, an array of responses inside it${over(transport)}`, async () => {
+      const s = lab(transport);
+      s.send([modern(1, "tools/list")]);
+      assert.equal((await s.next()).error.code, -32600);
+      await closed(s);
+      const b = lab(transport);
+      await b.request(initialize(0, "2025-03-26"));
+      b.send([{ jsonrpc: "2.0", id: 1, method: "ping" }, {
+        jsonrpc: "2.0",
+        method: "notifications/initialized",
+      }, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "b" } },
+      }]);
+      const replies = await b.next();
+      assert.ok(Array.isArray(replies));
+      assert.deepEqual(replies.map((r: { id: number }) => r.id).sort(), [1, 2]);
+      b.send([]);
+      assert.equal((await b.next()).error.code, -32600);
+      await closed(b);
+      const c = lab(transport);
+      await c.request(initialize(0, "2025-11-25"));
+      c.send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+      assert.equal((await c.next()).error.code, -32600);
+      await closed(c);
+    });
+  }
 });
 
 describe("mcp wire: flow control and shutdown", () => {

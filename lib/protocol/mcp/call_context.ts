@@ -16,8 +16,38 @@ export interface CallNotifier {
 }
 
 /**
+ * What one open call is made of.
+ *
+ * @example
+ * ```ts
+ * import { CancelScope } from "../cancel_scope.ts";
+ *
+ * declare const session: CallNotifier;
+ * const options: CallContextOptions = {
+ *   era: "modern",
+ *   clientCapabilities: {},
+ *   progressToken: "token-1",
+ *   session,
+ *   cancellation: new CancelScope(),
+ * };
+ * ```
+ */
+export interface CallContextOptions {
+  era: ToolCallContext["era"];
+  clientCapabilities: Record<string, unknown>;
+  /** The request's `_meta.progressToken`: the client asked for progress. */
+  progressToken?: string | number | undefined;
+  /** The level the client opted in to for log notifications; absent: none. */
+  logLevel?: LogLevel | undefined;
+  /** Where the notifications go. */
+  session: CallNotifier;
+  cancellation: CancelScope;
+  caller?: McpCaller | undefined;
+}
+
+/**
  * One open call: its {@linkcode ToolCallContext}, and whether it was answered. A class, so that `signal`,
- * `progress` and `log` live once on the prototype (docs/performance.md#rules-for-the-per-call-path).
+ * `progress` and `log` live once on the prototype.
  *
  * @example
  * ```ts
@@ -27,7 +57,13 @@ export interface CallNotifier {
  *   core: { options: { serverInfo: { name: "notes" } } },
  *   notify: (message) => console.log(JSON.stringify(message)),
  * };
- * const context = new CallContext("modern", {}, "token-1", undefined, session, new CancelScope());
+ * const context = new CallContext({
+ *   era: "modern",
+ *   clientCapabilities: {},
+ *   progressToken: "token-1",
+ *   session,
+ *   cancellation: new CancelScope(),
+ * });
  * context.progress({ progress: 1, total: 2 });
  * ```
  */
@@ -43,22 +79,14 @@ export class CallContext implements ToolCallContext {
   readonly #session: CallNotifier;
   #lastProgress = -Infinity;
 
-  constructor(
-    era: ToolCallContext["era"],
-    clientCapabilities: Record<string, unknown>,
-    progressToken: string | number | undefined,
-    logLevel: LogLevel | undefined,
-    session: CallNotifier,
-    cancellation: CancelScope,
-    caller?: McpCaller,
-  ) {
-    this.era = era;
-    this.clientCapabilities = clientCapabilities;
-    this.#progressToken = progressToken;
-    this.#logLevel = logLevel;
-    this.#session = session;
-    this.cancellation = cancellation;
-    this.caller = caller;
+  constructor(options: CallContextOptions) {
+    this.era = options.era;
+    this.clientCapabilities = options.clientCapabilities;
+    this.#progressToken = options.progressToken;
+    this.#logLevel = options.logLevel;
+    this.#session = options.session;
+    this.cancellation = options.cancellation;
+    this.caller = options.caller;
   }
 
   get signal(): AbortSignal {

@@ -1,9 +1,11 @@
 /**
- * Which era serves a request on a dual-era connection: the era rules of docs/mcp_wire.md as one pure
- * function of the connection's era so far and the request, so they can be read and tested on their own.
+ * Which era serves a request, the one place that decides it: the era rules of docs/mcp_wire.md as pure
+ * functions of the session's era so far, the request, and — over HTTP, where each POST stands alone — its
+ * headers (docs/mcp_http.md#one-endpoint-both-eras), so they can be read and tested on their own.
  * @module
  */
-import type { RpcError } from "../json_rpc.ts";
+import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
+import { metadataMismatch } from "./metadata_headers.ts";
 import {
   claimsVersion,
   type LogLevel,
@@ -11,7 +13,13 @@ import {
   unsupportedVersion,
   validateRequestMeta,
 } from "./request_meta.ts";
-import { negotiateLegacyVersion } from "./versions.ts";
+import {
+  ALL_VERSIONS,
+  BATCHING_VERSION,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+  negotiateLegacyVersion,
+} from "./versions.ts";
 
 /** A connection pinned to a legacy version: by `initialize`, or by a claim-less first request. */
 export interface LegacyEra {
@@ -43,17 +51,41 @@ export type Route =
   | { kind: "legacy"; era: LegacyEra; pins: boolean };
 
 /**
+ * An HTTP request's headers, by lower-case name (`null`: absent): the hint a stateless transport gives in
+ * place of a session's era.
+ *
+ * @example
+ * ```ts
+ * const headers = new Map([["mcp-protocol-version", "2025-11-25"]]);
+ * const hint: HeaderHint = (name) => headers.get(name) ?? null;
+ * ```
+ */
+export type HeaderHint = (name: string) => string | null;
+
+/**
  * Routes one request. The opening message decides the era: `initialize` pins legacy; a request claiming a
  * version in `_meta` pins modern, except `server/discover`, answered without pinning; a claim-less `ping` is
  * answered without pinning; any other claim-less request is served, and pins, as legacy. Once modern, every
- * request's `_meta` is validated again, and `initialize` is refused naming the versions served.
+ * request's `_meta` is validated again, and `initialize` is refused naming the versions served. With
+ * `headers` (HTTP), the request stands alone: its era comes from its body and its headers first
+ * ({@linkcode headerEra}).
  *
  * @example
  * ```ts
  * routeRequest({ kind: "opening" }, "ping", undefined); // { kind: "ping" }
  * ```
  */
-export function routeRequest(era: Era, method: string, params: Record<string, unknown> | undefined): Route {
+export function routeRequest(
+  era: Era,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  headers?: HeaderHint,
+): Route {
+  if (headers !== undefined) {
+    const decided = headerEra(headers, method, params);
+    if ("error" in decided) return { kind: "error", error: decided.error };
+    era = decided.era;
+  }
   if (era.kind === "legacy") return { kind: "legacy", era, pins: false };
   if (era.kind === "modern") {
     if (method === "initialize") {
@@ -83,3 +115,76 @@ function modern(params: Record<string, unknown> | undefined, pins: boolean): Rou
 function requestedVersion(params: Record<string, unknown> | undefined): string {
   return typeof params?.protocolVersion === "string" ? params.protocolVersion : "unknown";
 }
+
+/**
+ * The era of one request that stands alone (an HTTP POST), from its body and its headers. A request that
+ * claims 2026-07-28 (in `_meta`, as `server/discover`, or in `MCP-Protocol-Version`) is modern: its metadata
+ * headers must match its body (-32020), and `initialize`, which that era lacks, is -32601. Anything else is
+ * legacy at the header's version (absent: 2025-03-26, whose clients sent none); `initialize` opens.
+ *
+ * @example
+ * ```ts
+ * const headers = new Map([["mcp-protocol-version", "2025-11-25"]]);
+ * headerEra((name) => headers.get(name) ?? null, "tools/list", undefined);
+ * // { era: { kind: "legacy", version: "2025-11-25", initialized: false, capabilities: {} } }
+ * ```
+ */
+export function headerEra(
+  headers: HeaderHint,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): { era: Era } | { error: RpcError } {
+  const version = headers("mcp-protocol-version");
+  const modern = claimsVersion(params) || method === "server/discover" ||
+    (version !== null && MODERN_VERSIONS.includes(version));
+  if (modern) {
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const mismatch = metadataMismatch(headers, method, meta?.[VERSION_KEY], params?.name);
+    if (mismatch !== undefined) return { error: mismatch };
+    if (method !== "initialize") return { era: { kind: "modern" } };
+    return {
+      error: {
+        code: RpcErrorCode.METHOD_NOT_FOUND,
+        message: `Method not found: initialize is not part of 2026-07-28 (versions served: ${
+          ALL_VERSIONS.join(", ")
+        }; a legacy client sends initialize without the 2026-07-28 _meta)`,
+      },
+    };
+  }
+  if (method === "initialize") return { era: { kind: "opening" } };
+  const legacy = version ?? BATCHING_VERSION;
+  if (!LEGACY_VERSIONS.includes(legacy)) return { error: unsupportedVersion(legacy) };
+  return { era: { kind: "legacy", version: legacy, initialized: false, capabilities: {} } };
+}
+
+/**
+ * The era a batch runs in, or why it is refused: only legacy 2025-03-26 takes batches — a session pinned to
+ * it, or (`headers`, HTTP) a POST whose `MCP-Protocol-Version` names it or is absent.
+ *
+ * @example
+ * ```ts
+ * batchEra({ kind: "modern" }, 2).error?.message; // "Invalid request: batching is not supported in this protocol version"
+ * ```
+ */
+export function batchEra(era: Era, size: number, headers?: HeaderHint): { era: LegacyEra; error?: never } | {
+  error: RpcError;
+} {
+  const version = headers === undefined
+    ? (era.kind === "legacy" ? era.version : undefined)
+    : headers("mcp-protocol-version") ?? BATCHING_VERSION;
+  if (size > 0 && version === BATCHING_VERSION) {
+    return {
+      era: era.kind === "legacy" ? era : { kind: "legacy", version, initialized: false, capabilities: {} },
+    };
+  }
+  return {
+    error: {
+      code: RpcErrorCode.INVALID_REQUEST,
+      message: size === 0
+        ? "Invalid request: empty batch"
+        : "Invalid request: batching is not supported in this protocol version",
+    },
+  };
+}
+
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";

@@ -6,18 +6,7 @@
 import type { BodyProblem, EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
 import type { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, type RpcError, RpcErrorCode } from "../json_rpc.ts";
-import { errorStatus } from "./http_headers.ts";
 import { type Reply, replyText } from "./reply.ts";
-
-/**
- * A stream's notifications not yet read by the client beyond this many bytes are dropped (and counted).
- *
- * @example
- * ```ts
- * MAX_QUEUED_EVENT_BYTES; // 4194304
- * ```
- */
-export const MAX_QUEUED_EVENT_BYTES = 4 * 1024 * 1024;
 
 /**
  * The headers of every event stream.
@@ -51,86 +40,82 @@ export const JSON_HEADERS = { "content-type": "application/json" };
  * import { CancelScope } from "../cancel_scope.ts";
  * import type { Reply } from "./reply.ts";
  *
- * declare const reply: Promise<Reply>;
- * const call = new HttpCall(true, {}, console.error);
+ * declare const reply: Reply;
+ * const call = new HttpCall(true, {});
  * // The session sends its notifications to call.notify; the response is decided by what comes first.
- * const response = await call.answer(reply, true, new CancelScope());
+ * call.finish(reply, 200, new CancelScope());
+ * const response = await call.response;
  * ```
  */
 export class HttpCall {
   readonly #streams: boolean;
   readonly #cors: Record<string, string>;
-  readonly #log: ((message: string) => void) | undefined;
   /** Set until a response is given: JSON (the answer came first) or the stream (a notification did). */
   #respond: ((response: HttpResponse) => void) | undefined;
   /** The stream, once the server began writing it. */
   #sink: EventSink | undefined;
-  /** Events waiting for the stream to begin. */
-  readonly #pending: string[] = [];
+  /** Events waiting for the stream to begin, each with what to call once it is written. */
+  readonly #pending: Array<{ text: string; written: () => void }> = [];
   /** The answer is known: the stream ends after what is pending. */
   #over = false;
   #finish: (() => void) | undefined;
-  /** Bytes the stream holds for the client; beyond the bound, notifications are dropped and counted. */
-  #heldBytes = 0;
-  #dropped = 0;
 
   /** The response, once decided. */
-  readonly #response: Promise<HttpResponse>;
+  readonly response: Promise<HttpResponse>;
 
-  constructor(streams: boolean, cors: Record<string, string>, log: ((message: string) => void) | undefined) {
+  constructor(streams: boolean, cors: Record<string, string>) {
     this.#streams = streams;
     this.#cors = cors;
-    this.#log = log;
     // Decided from the start: a call may send a notification before its handler first waits.
-    this.#response = new Promise<HttpResponse>((respond) => (this.#respond = respond));
+    this.response = new Promise<HttpResponse>((respond) => (this.#respond = respond));
   }
 
-  readonly notify = (message: Record<string, unknown>): void => {
-    if (!this.#streams || this.#over) return;
-    if (this.#heldBytes > MAX_QUEUED_EVENT_BYTES) {
-      this.#dropped++;
-      return;
-    }
-    this.#queue(sseEvent(message, this.#log));
+  /** A notification's JSON text: the stream begins with the first; resolves once it is written. */
+  readonly notify = (json: string): Promise<void> | undefined => {
+    if (!this.#streams || this.#over) return undefined;
+    const written = new Promise<void>((resolve) =>
+      this.#pending.push({ text: sseText(json), written: resolve })
+    );
     const respond = this.#respond;
-    if (respond === undefined) return this.#drain();
     this.#respond = undefined;
-    respond({
-      status: 200,
-      headers: { ...SSE_HEADERS, ...this.#cors },
-      events: (sink) =>
-        new Promise<void>((finish) => {
-          this.#sink = sink;
-          this.#finish = finish;
-          this.#drain();
-        }),
-    });
+    if (respond === undefined) this.#drain();
+    else {
+      respond({
+        status: 200,
+        headers: { ...SSE_HEADERS, ...this.#cors },
+        events: (sink) =>
+          new Promise<void>((finish) => {
+            this.#sink = sink;
+            this.#finish = finish;
+            this.#drain();
+          }),
+      });
+    }
+    return written;
   };
 
-  /** Ends the call with its answer: the response is JSON if no stream began, else the stream's last event. */
-  answer(reply: Promise<Reply>, modern: boolean, scope: CancelScope): Promise<HttpResponse> {
-    void reply.then((answer) => {
-      const respond = this.#respond;
-      if (respond !== undefined) {
-        this.#respond = undefined;
-        respond(jsonAnswer(answer, modern, this.#cors, this.#log));
-        return;
-      }
-      this.#over = true;
-      // Nothing more is sent for a request whose stream the client closed.
-      if (answer !== null && !scope.aborted) this.#queue(sseEvent(answer, this.#log));
-      this.#drain();
-    });
-    return this.#response;
+  /** Gives a response that is no method's answer (a refusal, a 202, a listen's stream), unless one was given. */
+  give(response: HttpResponse): void {
+    const respond = this.#respond;
+    this.#respond = undefined;
+    respond?.(response);
   }
 
   /**
-   * An event for the stream, held until the client read it: counted from here, so that events a handler
-   * sends before the stream begins are bounded too.
+   * Ends the call with its answer: a JSON response with `status` if no stream began, else the stream's last
+   * event — unless `closed` says the client is gone.
    */
-  #queue(text: string): void {
-    this.#heldBytes += text.length;
-    this.#pending.push(text);
+  finish(reply: Reply, status: number, closed: CancelScope): void {
+    const respond = this.#respond;
+    if (respond !== undefined) {
+      this.#respond = undefined;
+      respond({ status, headers: { ...JSON_HEADERS, ...this.#cors }, body: replyText(reply) });
+      return;
+    }
+    this.#over = true;
+    // Nothing more is sent for a request whose stream the client closed.
+    if (!closed.aborted) this.#pending.push({ text: sseText(replyText(reply)), written: () => {} });
+    this.#drain();
   }
 
   /** Writes what is pending, in order; once the answer is out, the stream ends. */
@@ -138,34 +123,9 @@ export class HttpCall {
     const sink = this.#sink;
     if (sink === undefined) return;
     let last: Promise<void> = Promise.resolve();
-    for (const text of this.#pending.splice(0)) {
-      last = sink.write(text).then(() => void (this.#heldBytes -= text.length));
-    }
-    if (!this.#over) return;
-    void last.then(() => {
-      if (this.#dropped > 0) {
-        this.#log?.(
-          `mcp: dropped ${this.#dropped} progress or log notification(s): the client did not read them`,
-        );
-      }
-      this.#finish?.();
-    });
+    for (const { text, written } of this.#pending.splice(0)) last = sink.write(text).then(written);
+    if (this.#over) void last.then(() => this.#finish?.());
   }
-}
-
-/** An answer as a JSON response; a modern error answer takes its HTTP status from its code. */
-function jsonAnswer(
-  answer: Reply,
-  modern: boolean,
-  cors: Record<string, string>,
-  log: ((message: string) => void) | undefined,
-): HttpResponse {
-  if (answer === null) return { status: 202, headers: cors };
-  const error = typeof answer === "object" && !Array.isArray(answer)
-    ? (answer as { error?: RpcError }).error
-    : undefined;
-  const status = modern && error !== undefined ? errorStatus(error) : 200;
-  return { status, headers: { ...JSON_HEADERS, ...cors }, body: replyText(answer, log) };
 }
 
 /**
@@ -228,19 +188,16 @@ export function streams(accept: string | null): boolean {
 }
 
 /**
- * A message as one Server-Sent Event.
+ * A message's JSON text as one Server-Sent Event.
  *
  * @example
  * ```ts
- * sseEvent({ jsonrpc: "2.0", method: "notifications/progress", params: {} }, console.error);
+ * sseText('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}');
  * // 'event: message\ndata: {"jsonrpc":"2.0",...}\n\n'
  * ```
  */
-export function sseEvent(
-  message: Exclude<Reply, null>,
-  log: ((message: string) => void) | undefined,
-): string {
-  return `event: message\ndata: ${replyText(message, log)}\n\n`;
+export function sseText(json: string): string {
+  return `event: message\ndata: ${json}\n\n`;
 }
 
 /**

@@ -7,9 +7,9 @@
 import type { EventSink, HttpResponse } from "../../runtime/http_exchange.ts";
 import { CancelScope } from "../cancel_scope.ts";
 import { errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
-import { JSON_HEADERS, keepAlive, SSE_HEADERS, sseEvent } from "./http_answers.ts";
-import type { McpSession } from "./mcp_core.ts";
-import { replyText } from "./reply.ts";
+import { JSON_HEADERS, keepAlive, SSE_HEADERS, sseText } from "./http_answers.ts";
+import type { McpSession } from "./mcp_session.ts";
+import { messageReply, type Reply, replyText } from "./reply.ts";
 
 /** One open stream; `done` settles once it has ended. */
 interface ListenStream {
@@ -19,16 +19,42 @@ interface ListenStream {
 }
 
 /**
- * The listen streams of one endpoint, at most `max` open at once.
+ * A `subscriptions/listen` the session acknowledged, as its stream opens.
  *
  * @example
  * ```ts
  * import { CancelScope } from "../cancel_scope.ts";
- * import type { McpSession } from "./mcp_core.ts";
+ * import type { McpSession } from "./mcp_session.ts";
+ * import type { Reply } from "./reply.ts";
  *
  * declare const session: McpSession;
+ * declare const ack: Reply;
+ * const listen: ListenRequest = { session, id: 1, ack, scope: new CancelScope(), cors: {}, release: () => {} };
+ * ```
+ */
+export interface ListenRequest {
+  session: McpSession;
+  id: JsonRpcId;
+  /** The acknowledgement, the stream's first event. */
+  ack: Reply;
+  /** Aborted when the client closes the stream. */
+  scope: CancelScope;
+  cors: Record<string, string>;
+  /**
+   * Called once the request holds no slot: at once when refused, when its stream begins, or (by the caller)
+   * when its client leaves first.
+   */
+  release: () => void;
+}
+
+/**
+ * The listen streams of one endpoint, at most `max` open at once.
+ *
+ * @example
+ * ```ts
+ * declare const listen: ListenRequest;
  * const streams = new ListenStreams(256, 15_000);
- * const response = streams.open(session, 1, { notifications: { toolsListChanged: true } }, new CancelScope(), {}, () => {});
+ * const response = streams.open(listen);
  * ```
  */
 export class ListenStreams {
@@ -50,28 +76,16 @@ export class ListenStreams {
     return this.#streams.size;
   }
 
-  /**
-   * Answers a `subscriptions/listen` request: an event stream, or a JSON error (bad params, too many open).
-   * `release` is called once the request holds no slot: at once for an error, when its stream begins, or
-   * (by the caller) when its client leaves first.
-   */
-  open(
-    session: McpSession,
-    id: JsonRpcId,
-    params: Record<string, unknown> | undefined,
-    scope: CancelScope,
-    cors: Record<string, string>,
-    release: () => void,
-  ): HttpResponse {
-    const ack = this.#streams.size >= this.#max
-      ? errorResponse(id, {
+  /** Opens the stream of an acknowledged `subscriptions/listen`, or refuses it (too many open) as JSON. */
+  open({ session, id, ack, scope, cors, release }: ListenRequest): HttpResponse {
+    if (this.#streams.size >= this.#max) {
+      session.subscriptions.cancel(id);
+      release();
+      const refusal = errorResponse(id, {
         code: RpcErrorCode.INVALID_PARAMS,
         message: `Invalid params: at most ${this.#max} subscriptions are open at once`,
-      })
-      : session.subscriptions.open(id, params);
-    if (!("method" in ack)) {
-      release();
-      return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body: replyText(ack, this.#log) };
+      });
+      return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body: JSON.stringify(refusal) };
     }
     return {
       status: 200,
@@ -80,10 +94,10 @@ export class ListenStreams {
         // It holds no slot once acknowledged: a listener waits for changes, it is not work in flight.
         release();
         const done = (async () => {
-          await sink.write(sseEvent(ack, this.#log));
+          await sink.write(sseText(replyText(ack)));
           await keepAlive(sink, scope, this.#closed, this.#keepAliveMs);
           if (this.#closed.aborted && !sink.closed) {
-            for (const result of session.end()) await sink.write(sseEvent(result, this.#log));
+            for (const result of session.end()) await sink.write(this.#event(result));
           }
         })();
         const stream: ListenStream = { session, sink, done };
@@ -97,9 +111,13 @@ export class ListenStreams {
   toolsChanged(): void {
     for (const stream of this.#streams) {
       for (const message of stream.session.toolsChanged()) {
-        void stream.sink.write(sseEvent(message, this.#log));
+        void stream.sink.write(this.#event(message));
       }
     }
+  }
+
+  #event(message: Record<string, unknown>): string {
+    return sseText(replyText(messageReply(message, this.#log)));
   }
 
   /** Ends every stream with its final result; resolves once all have ended. */

@@ -9,11 +9,13 @@
  *   needs no stream of its own, and has no session to end. A closing server answers 503.
  * - The body: `application/json`, at most `maxMessageBytes` (413, nothing run), within `bodyTimeoutMs` (408);
  *   invalid JSON is 400 -32700; a batch is legacy 2025-03-26's only (400 otherwise).
- * - Eras (http_era.ts): a request claiming 2026-07-28 in `_meta` (or `server/discover`, or a modern
- *   `MCP-Protocol-Version`) is modern: `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `Mcp-Name`
- *   must match the body (400 -32020); an unknown method, `initialize` included, is 404 -32601. Anything else
- *   is legacy, its version the header's (absent: 2025-03-26); `initialize` is answered; notifications and
- *   responses are 202. A request whose client left while it waited for a slot runs nothing.
+ * - The message: handed, with the headers, to a session of its own (mcp_session.ts, the pipeline every
+ *   transport shares), whose era rules read the headers too (era.ts): a request claiming 2026-07-28 in
+ *   `_meta` (or `server/discover`, or a modern `MCP-Protocol-Version`) is modern: `MCP-Protocol-Version`,
+ *   `Mcp-Method` and, for `tools/call`, `Mcp-Name` must match the body (400 -32020); an unknown method,
+ *   `initialize` included, is 404 -32601. Anything else is legacy, its version the header's (absent:
+ *   2025-03-26). A refusal before any method runs takes its status from its error code; notifications and
+ *   responses are 202. A request whose client left while it waited for a slot runs nothing (400).
  * - Answers: `application/json`, or `text/event-stream` once the call has a progress or log notification
  *   to send first. A stream the client closes cancels the request (a bridged child's group is killed).
  * - `subscriptions/listen` (http_listen.ts): a stream that stays open — the acknowledgement, then each change,
@@ -28,12 +30,12 @@
 import { type HttpRequest, type HttpResponse, webHandler } from "../../runtime/http_exchange.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../framing/limits.ts";
 import { CancelScope } from "../cancel_scope.ts";
-import { classifyMessage, decodeJson, errorResponse, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
+import { InFlight } from "../in_flight.ts";
+import { decodeJson, type JsonRpcId, RpcErrorCode } from "../json_rpc.ts";
 import { SlotPool } from "../slot_pool.ts";
-import { bodyProblem, HttpCall, JSON_HEADERS, rpcError, streams } from "./http_answers.ts";
-import { requestEra } from "./http_era.ts";
-import type { LegacyEra } from "./era.ts";
-import { headerValue, loopbackHost, originAllowed } from "./http_headers.ts";
+import { bodyProblem, HttpCall, rpcError, streams } from "./http_answers.ts";
+import { errorStatus, loopbackHost, originAllowed } from "./http_headers.ts";
+import { headerValue } from "./metadata_headers.ts";
 import {
   type HttpAuthorizer,
   insufficientScope,
@@ -42,12 +44,10 @@ import {
   servedScopes,
   unauthorized,
 } from "./http_auth.ts";
-import { auditLine } from "./call_audit.ts";
-import { type McpCaller, missingScopes } from "./caller.ts";
+import type { McpCaller } from "./caller.ts";
 import { ListenStreams } from "./http_listen.ts";
-import { McpCore, type McpCoreOptions, McpSession } from "./mcp_core.ts";
-import { type Reply, replyText } from "./reply.ts";
-import { BATCHING_VERSION } from "./versions.ts";
+import { McpCore, type McpCoreOptions } from "./mcp_core.ts";
+import { type Answer, McpSession } from "./mcp_session.ts";
 
 /**
  * Options of an {@linkcode McpHttpEndpoint}.
@@ -114,7 +114,7 @@ export class McpHttpEndpoint {
   readonly #allowedOrigins: readonly string[];
   /** The cancellation scopes of the requests in progress. */
   readonly #open = new Set<CancelScope>();
-  /** Settles when the work of each request in progress is done. */
+  /** Settles when each request in progress is answered. */
   readonly #running = new Set<Promise<unknown>>();
   readonly #listens: ListenStreams;
   readonly #unwatch: (() => void) | undefined;
@@ -166,12 +166,6 @@ export class McpHttpEndpoint {
     // The listen streams end last, each with its final result.
     await this.#listens.close(shutdown);
     this.#unwatch?.();
-  }
-
-  #track(work: Promise<unknown>): void {
-    const settled = work.then(() => {}, () => {});
-    this.#running.add(settled);
-    void settled.then(() => this.#running.delete(settled));
   }
 
   get #log(): ((message: string) => void) | undefined {
@@ -250,24 +244,7 @@ export class McpHttpEndpoint {
     }
     const body = await request.body(this.#maxMessageBytes, this.#options.bodyTimeoutMs ?? 30_000);
     if (typeof body === "string") return bodyProblem(body, this.#maxMessageBytes, cors);
-    const decoded = decodeJson(body);
-    if (!decoded.ok) return rpcError(400, null, decoded.error, cors);
-    const message = classifyMessage(decoded.value);
-    switch (message.kind) {
-      case "request":
-        return await this.#request(request, message.id, message.method, message.params, cors, caller);
-      case "notification":
-      case "response":
-        // Legacy notifications (`notifications/initialized`) are accepted; there is no session to change.
-        return { status: 202, headers: cors };
-      case "batch":
-        return await this.#batch(request, message.items, cors, caller);
-      case "invalid":
-        return rpcError(400, message.id, {
-          code: RpcErrorCode.INVALID_REQUEST,
-          message: `Invalid request: ${message.reason}`,
-        }, cors);
-    }
+    return await this.#message(request, body, { cors, caller });
   }
 
   /**
@@ -281,104 +258,86 @@ export class McpHttpEndpoint {
     return (tool === undefined ? undefined : catalog.requiredScopes?.(tool)) ?? servedScopes(catalog);
   }
 
-  async #request(
+  /** One POST's message through a session of its own; its answer becomes the response. */
+  #message(
     request: HttpRequest,
-    id: JsonRpcId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    cors: Record<string, string>,
-    caller: McpCaller | undefined,
+    body: Uint8Array,
+    { cors, caller }: { cors: Record<string, string>; caller: McpCaller | undefined },
   ): Promise<HttpResponse> {
-    const decided = requestEra((name) => request.header(name), method, params);
-    if ("error" in decided) return rpcError(decided.status, id, decided.error, cors);
-    const tool = params?.name;
-    if (caller !== undefined && method === "tools/call" && typeof tool === "string") {
-      const required = this.#options.catalog.requiredScopes?.(tool);
-      if (required !== undefined && missingScopes(caller, required).length > 0) {
-        this.#log?.(auditLine(caller, tool, "denied"));
-        return insufficientScope(this.#options.authorizer!, id, tool, required, cors);
-      }
-    }
-    const modern = decided.era.kind === "modern";
-    const waiting = this.#slots.take();
-    if (waiting !== undefined) await waiting;
-    const scope = new CancelScope();
-    this.#open.add(scope);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.#open.delete(scope);
-      this.#slots.give();
-    };
-    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
-    // A client that left while the request waited for its slot: nothing runs, and the slot goes back.
-    if (scope.aborted) {
-      release();
-      return { status: 400, headers: cors };
-    }
-    const call = new HttpCall(streams(request.header("accept")), cors, this.#log);
-    const session = new McpSession(this.#core, call.notify, decided.era, caller);
-    if (method === "subscriptions/listen") {
-      // Its stream may never begin (the client leaves first): the slot then goes back when it leaves.
-      request.onClose(release);
-      return this.#listens.open(session, id, params, scope, cors, release);
-    }
-    const reply = session.request(id, method, params, scope);
-    // The core answers every failure itself; should it ever reject, the client still gets an answer.
-    const answered = Promise.resolve(reply).catch((error: unknown) => {
-      this.#log?.(`mcp: ${method} failed: ${error instanceof Error ? error.message : String(error)}`);
-      return errorResponse(id, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" });
+    const closed = new CancelScope();
+    request.onClose(() => closed.abort(new DOMException("the client closed the connection", "AbortError")));
+    const call = new HttpCall(streams(request.header("accept")), cors);
+    const session = new McpSession(this.#core, {
+      requests: new InFlight<JsonRpcId>(this.#slots.size, this.#slots),
+      notify: call.notify,
+      caller,
+      cancel: closed,
     });
-    this.#track(answered.finally(release));
-    return await call.answer(answered, modern, scope);
+    this.#open.add(closed);
+    let answered!: () => void;
+    const running = new Promise<void>((resolve) => (answered = resolve));
+    this.#running.add(running);
+    const delivery = {
+      headers: (name: string) => request.header(name),
+      respond: (answer: Answer): Promise<void> | undefined => {
+        this.#open.delete(closed);
+        this.#running.delete(running);
+        answered();
+        return this.#respond(answer, { call, session, closed, cors });
+      },
+    };
+    const decoded = decodeJson(body);
+    if (decoded.ok) session.receive(decoded.value, delivery);
+    else session.unreadable(decoded.error, delivery);
+    return call.response;
   }
 
-  /** A legacy 2025-03-26 batch: its requests run together; the answers come back as one array. */
-  async #batch(
-    request: HttpRequest,
-    items: unknown[],
-    cors: Record<string, string>,
-    caller: McpCaller | undefined,
-  ): Promise<HttpResponse> {
-    const version = request.header("mcp-protocol-version") ?? BATCHING_VERSION;
-    if (version !== BATCHING_VERSION || items.length === 0) {
-      return rpcError(400, null, {
-        code: RpcErrorCode.INVALID_REQUEST,
-        message: items.length === 0
-          ? "Invalid request: empty batch"
-          : "Invalid request: batching is not supported in this protocol version",
-      }, cors);
-    }
-    const era: LegacyEra = { kind: "legacy", version, initialized: false, capabilities: {} };
-    const session = new McpSession(this.#core, () => {}, era, caller);
-    const scope = new CancelScope();
-    request.onClose(() => scope.abort(new DOMException("the client closed the connection", "AbortError")));
-    this.#open.add(scope);
-    const replies: Array<Reply | Promise<Reply>> = [];
-    for (const item of items) {
-      const message = classifyMessage(item);
-      if (message.kind === "request") {
-        const waiting = this.#slots.take();
-        if (waiting !== undefined) await waiting;
-        const reply = Promise.resolve(session.request(message.id, message.method, message.params, scope));
-        void reply.finally(() => this.#slots.give());
-        replies.push(reply);
-      } else if (message.kind === "invalid" || message.kind === "batch") {
-        replies.push(errorResponse(message.kind === "invalid" ? message.id : null, {
-          code: RpcErrorCode.INVALID_REQUEST,
-          message: `Invalid request: ${message.kind === "batch" ? "a batch cannot nest" : message.reason}`,
-        }));
+  /** An answer as the response; a listen's holds its slot until its stream begins or its client leaves. */
+  #respond(
+    answer: Answer,
+    { call, session, closed, cors }: {
+      call: HttpCall;
+      session: McpSession;
+      closed: CancelScope;
+      cors: Record<string, string>;
+    },
+  ): Promise<void> | undefined {
+    switch (answer.kind) {
+      case "reply": {
+        const { error } = answer.reply;
+        const status = error !== undefined && (answer.refused || answer.modern) ? errorStatus(error) : 200;
+        call.finish(answer.reply, status, closed);
+        return undefined;
       }
+      case "forbidden": {
+        const { refusal } = answer;
+        call.give(
+          insufficientScope(this.#options.authorizer!, answer.id, refusal.tool, refusal.required, cors),
+        );
+        return undefined;
+      }
+      case "none":
+        call.give({ status: 202, headers: cors });
+        return undefined;
+      case "dropped":
+        call.give({ status: 400, headers: cors });
+        return undefined;
+      case "subscribed":
+        return new Promise<void>((release) => {
+          // Its stream may never begin (the client leaves first): the slot then goes back when it leaves.
+          onAbort(closed, release);
+          call.give(
+            this.#listens.open({ session, id: answer.id, ack: answer.reply, scope: closed, cors, release }),
+          );
+        });
     }
-    const all = Promise.all(replies);
-    this.#track(all);
-    const answered = (await all).filter((reply) => reply !== null);
-    this.#open.delete(scope);
-    if (answered.length === 0 || scope.aborted) return { status: 202, headers: cors };
-    const body = `[${answered.map((reply) => replyText(reply, this.#log)).join(",")}]`;
-    return { status: 200, headers: { ...JSON_HEADERS, ...cors }, body };
   }
+}
+
+/** Calls `listener` once the scope is aborted (at once if it already is). */
+function onAbort(scope: CancelScope, listener: () => void): void {
+  if (scope.aborted) listener();
+  else scope.addEventListener("abort", listener);
 }
 
 /**

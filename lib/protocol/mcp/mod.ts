@@ -1,7 +1,7 @@
 /**
  * The dual-era MCP server (`@toolwire/toolwire/mcp`, `toolwire/mcp` on npm): the wire rules over stdio, any
- * pair of Web Streams, a listening socket, or Streamable HTTP (`mcpHttpHandler` for a server of your own,
- * `listenMcpHttp` for a port), independent of where the tools come from. A
+ * pair of Web Streams, a listening socket, Streamable HTTP (`mcpHttpHandler` for a server of your own,
+ * `listenMcpHttp` for a port) or memory (`McpMemoryTransport`), independent of where the tools come from. A
  * {@linkcode ToolCatalog} says which tools exist and what a call returns; a tool's own `mcp serve` is one
  * built from its commands.
  *
@@ -20,6 +20,8 @@
  */
 export { type McpServerIO, type McpServerOptions, serveMcp } from "./line_transport.ts";
 export { listenMcp, type McpListener, type McpListenerOptions } from "./mcp_listener.ts";
+// In memory: messages in and out as values, for tests and for an agent in the same process.
+export { type McpMemoryOptions, McpMemoryTransport } from "./memory_transport.ts";
 // Streamable HTTP, both eras: a web-standard handler, a node:http request listener, or a port of its own.
 export { McpHttpEndpoint, mcpHttpHandler, type McpHttpOptions } from "./http_transport.ts";
 export {

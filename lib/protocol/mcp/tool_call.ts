@@ -1,31 +1,33 @@
 /**
  * One `tools/call` through the core: the call checked, handed to the catalog with its context, and its
- * outcome made the era's answer — a serialised result spliced in as it is.
+ * outcome made the era's answer (a serialised result spliced in by reply.ts). The caller's scopes were
+ * checked before (scope_check.ts); here each call an authenticated caller makes leaves its audit line.
  * @module
  */
 import type { CancelScope } from "../cancel_scope.ts";
-import { errorResponse, type JsonRpcId, resultResponse, RpcErrorCode } from "../json_rpc.ts";
+import { type JsonRpcId, resultResponse, RpcErrorCode } from "../json_rpc.ts";
 import { CallContext, type CallNotifier, progressToken } from "./call_context.ts";
 import { auditLine, auditOutcome } from "./call_audit.ts";
-import { type McpCaller, missingScopes, scopeRefusal } from "./caller.ts";
-import type { Reply } from "./reply.ts";
+import type { McpCaller } from "./caller.ts";
+import { errorReply, messageReply, type Reply, toolResultReply } from "./reply.ts";
 import type { LogLevel } from "./request_meta.ts";
-import type { JsonToolResult, ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
+import type { ToolCallOutcome, ToolCatalog } from "./tool_catalog.ts";
 import { isRecord } from "../../json.ts";
 
 /**
- * What a call needs of its session: where its notifications go, and the server's catalog and `_meta`.
+ * What a call needs of its session: where its notifications go, who called, and the server's catalog and
+ * `_meta`.
  *
  * @example
  * ```ts
- * import type { McpSession } from "./mcp_core.ts";
+ * import type { McpSession } from "./mcp_session.ts";
  *
  * declare const session: McpSession;
  * const host: CallHost = session;
  * ```
  */
 export interface CallHost extends CallNotifier {
-  /** The authenticated caller, when there is one: its scopes are checked and each call audited. */
+  /** The authenticated caller, when there is one: each of its calls is audited. */
   readonly caller: McpCaller | undefined;
   readonly core: CallNotifier["core"] & {
     readonly catalog: ToolCatalog;
@@ -35,61 +37,76 @@ export interface CallHost extends CallNotifier {
   };
 }
 
-/** A serialised tool result at least this long is answered in pieces rather than spliced into one string. */
-const SPLICE_LIMIT = 64 * 1024;
-
 /**
- * Answers one `tools/call` in an era: the catalog runs it; its progress and log go through the session. A call
- * of an authenticated caller runs only when its scopes cover the tool's, and leaves an audit line either way.
+ * One `tools/call` request as its era's method hands it on.
  *
  * @example
  * ```ts
  * import { CancelScope } from "../cancel_scope.ts";
  *
- * declare const host: CallHost;
- * const reply = await callTool(host, 1, { name: "echo", arguments: {} }, new CancelScope(), "modern", {}, undefined);
+ * declare const session: CallHost;
+ * const request: ToolCallRequest = {
+ *   session,
+ *   id: 1,
+ *   params: { name: "echo", arguments: {} },
+ *   scope: new CancelScope(),
+ *   era: "modern",
+ *   clientCapabilities: {},
+ * };
  * ```
  */
-export function callTool(
-  session: CallHost,
-  id: JsonRpcId,
-  params: Record<string, unknown> | undefined,
-  scope: CancelScope,
-  era: "modern" | "legacy",
-  clientCapabilities: Record<string, unknown>,
-  logLevel: LogLevel | undefined,
-): Reply | Promise<Reply> {
+export interface ToolCallRequest {
+  session: CallHost;
+  id: JsonRpcId;
+  params: Record<string, unknown> | undefined;
+  /** The request's cancellation. */
+  scope: CancelScope;
+  era: "modern" | "legacy";
+  /** What the client declared: in the request's `_meta` (modern) or in `initialize` (legacy). */
+  clientCapabilities: Record<string, unknown>;
+  /** The level the client opted in to for log notifications; absent: none. */
+  logLevel?: LogLevel | undefined;
+}
+
+/**
+ * Answers one `tools/call`: the catalog runs it; its progress and log go through the session.
+ *
+ * @example
+ * ```ts
+ * import { CancelScope } from "../cancel_scope.ts";
+ *
+ * declare const session: CallHost;
+ * const scope = new CancelScope();
+ * const params = { name: "echo", arguments: {} };
+ * const reply = await callTool({ session, id: 1, params, scope, era: "modern", clientCapabilities: {} });
+ * ```
+ */
+export function callTool(request: ToolCallRequest): Promise<Reply> {
+  const { session, id, params, scope } = request;
   const name = params?.name;
   const args = params?.arguments ?? {};
   if (typeof name !== "string") {
-    return errorResponse(id, {
+    return Promise.resolve(errorReply(id, {
       code: RpcErrorCode.INVALID_PARAMS,
       message: "Invalid params: name must be a string",
-    });
+    }));
   }
   if (!isRecord(args)) {
-    return errorResponse(id, {
+    return Promise.resolve(errorReply(id, {
       code: RpcErrorCode.INVALID_PARAMS,
       message: "Invalid params: arguments must be an object",
-    });
+    }));
   }
   const caller = session.caller;
-  if (caller !== undefined) {
-    const required = session.core.catalog.requiredScopes?.(name);
-    if (required !== undefined && missingScopes(caller, required).length > 0) {
-      session.core.log?.(auditLine(caller, name, "denied"));
-      return errorResponse(id, scopeRefusal(name, required));
-    }
-  }
-  const context = new CallContext(
-    era,
-    clientCapabilities,
-    progressToken(params),
-    logLevel,
+  const context = new CallContext({
+    era: request.era,
+    clientCapabilities: request.clientCapabilities,
+    progressToken: progressToken(params),
+    logLevel: request.logLevel,
     session,
-    scope,
+    cancellation: scope,
     caller,
-  );
+  });
   const call = {
     name,
     arguments: args,
@@ -102,18 +119,17 @@ export function callTool(
   } catch (error) {
     outcome = Promise.reject(error);
   }
+  const log = session.core.log;
   return outcome.then(
     (ended) => {
-      if (caller !== undefined) {
-        session.core.log?.(auditLine(caller, name, auditOutcome(ended, scope.aborted)));
-      }
+      if (caller !== undefined) log?.(auditLine(caller, name, auditOutcome(ended, scope.aborted)));
       return callReply(session.core, id, name, context, ended);
     },
     (error: unknown) => {
-      session.core.log?.(
+      log?.(
         `mcp: tool ${name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`,
       );
-      if (caller !== undefined) session.core.log?.(auditLine(caller, name, "failed"));
+      if (caller !== undefined) log?.(auditLine(caller, name, "failed"));
       return callReply(session.core, id, name, context, { kind: "error", error: INTERNAL_ERROR });
     },
   );
@@ -133,46 +149,32 @@ function callReply(
   const era = context.era;
   switch (outcome.kind) {
     case "unknown_tool":
-      return errorResponse(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
+      return errorReply(id, { code: RpcErrorCode.INVALID_PARAMS, message: `Unknown tool: ${name}` });
     case "error":
-      return errorResponse(id, outcome.error);
+      return errorReply(id, outcome.error);
     case "input_required":
       if (era === "legacy") {
-        return errorResponse(id, {
+        return errorReply(id, {
           code: RpcErrorCode.INTERNAL_ERROR,
           message: "Internal error: input_required has no legacy form",
         });
       }
-      return resultResponse(id, { resultType: "input_required", ...outcome.result });
-    case "json_result":
-      return jsonResultReply(core, id, era, outcome.result);
+      return messageReply(resultResponse(id, { resultType: "input_required", ...outcome.result }), core.log);
+    case "json_result": {
+      const { json, isError } = outcome.result;
+      return era === "modern"
+        ? toolResultReply({ id, json, isError, modernMetaJson: core.serverMetaJson })
+        : toolResultReply({ id, json, isError });
+    }
     default:
-      return resultResponse(
-        id,
-        era === "modern"
-          ? { resultType: "complete", ...outcome.result, _meta: core.serverMeta }
-          : outcome.result,
+      return messageReply(
+        resultResponse(
+          id,
+          era === "modern"
+            ? { resultType: "complete", ...outcome.result, _meta: core.serverMeta }
+            : outcome.result,
+        ),
+        core.log,
       );
   }
-}
-
-/**
- * The answer to a call whose result came serialised: its text is spliced in twice, escaped once. A long
- * result is answered in pieces: joined, the answer would be one more string as long as both copies.
- */
-function jsonResultReply(
-  core: CallHost["core"],
-  id: JsonRpcId,
-  era: "modern" | "legacy",
-  result: JsonToolResult,
-): string | string[] {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${
-    era === "modern" ? `"resultType":"complete",` : ""
-  }"content":[{"type":"text","text":`;
-  const tail = `,"isError":${result.isError}${era === "modern" ? `,"_meta":${core.serverMetaJson}` : ""}}}`;
-  const escaped = JSON.stringify(result.json);
-  if (result.json.length < SPLICE_LIMIT) {
-    return `${head}${escaped}}],"structuredContent":${result.json}${tail}`;
-  }
-  return [head, escaped, `}],"structuredContent":`, result.json, tail];
 }
