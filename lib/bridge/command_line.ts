@@ -14,7 +14,7 @@
  * a Windows terminal or an MCP client's configuration means the same here.
  * @module
  */
-import { platformName } from "../runtime/launch.ts";
+import { platformName } from "../runtime/process.ts";
 import { joinWindowsCommandLine, splitWindowsCommandLine } from "../runtime/windows_command_line.ts";
 
 /** The result of {@linkcode splitCommandLine}: the words, or why the line cannot be split. */

@@ -1,5 +1,5 @@
 import { isDirectory } from "../runtime/file_probes.ts";
-import { platformName } from "../runtime/launch.ts";
+import { platformName } from "../runtime/process.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
 import { CommandError } from "../command/contract/command_error.ts";
 import { quoteCommandLine } from "./command_line.ts";

@@ -5,6 +5,7 @@ import { SIGNAL_NUMBERS } from "./process.ts";
 import { type ChildGroup, liveGroups } from "./child_groups.ts";
 import { resolveProgram } from "./program_resolution.ts";
 import { currentHost } from "./program_host.ts";
+import { killProcessTree } from "./process_tree.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
 export interface ChildExit {
@@ -44,7 +45,8 @@ export interface ChildProcess {
   /**
    * Sends a signal to the child's whole process group, so grandchildren end with it — also once the child
    * itself has exited, for as long as anything is left in the group. A no-op once the group is found empty.
-   * Returns whether anyone was left to signal.
+   * Returns whether anyone was left to signal. On Windows, while the child is alive, its whole process tree
+   * is ended at once (`taskkill /T /F`), whatever the signal; after its exit nothing can be found.
    */
   kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP"): boolean;
   /**
@@ -158,7 +160,11 @@ export function spawnChild(
     exited,
     kill(signal = "SIGTERM") {
       if (!windows) return signalGroup(signal);
-      return !groupEmpty && node.exitCode === null && node.signalCode === null && node.kill(signal);
+      if (groupEmpty || node.exitCode !== null || node.signalCode !== null) return false;
+      // Windows has no signals to send from outside and no groups: the tree is ended while the child is
+      // alive to be walked from (the node.exe of an npm bin, and what it started). Should taskkill not
+      // start, the child itself is ended.
+      return killProcessTree(node.pid!) || node.kill(signal);
     },
     groupAlive: () => (windows ? !groupEmpty : signalGroup(0)),
   };

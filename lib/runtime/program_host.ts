@@ -7,7 +7,7 @@
  */
 import type * as NodeFs from "node:fs";
 import { nodeProcess } from "./node_process.ts";
-import { platformName } from "./launch.ts";
+import { platformName } from "./process.ts";
 import { allEnv, currentDir } from "./environment.ts";
 
 /** What resolving a program asks of the machine. */

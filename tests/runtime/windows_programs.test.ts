@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { programFiles, resolveProgram } from "../../lib/runtime/program_resolution.ts";
 import { readNodeShim } from "../../lib/runtime/cmd_shim.ts";
+import { taskkillLaunch } from "../../lib/runtime/process_tree.ts";
 import {
   CMD_LINE_LIMIT,
   cmdCommandLine,
@@ -268,5 +269,16 @@ describe("the files a bridged command line runs, on Windows", () => {
         "C:\\proj\\lib\\y.js",
       ],
     );
+  });
+});
+
+describe("ending a process tree on Windows", () => {
+  it("is taskkill /T /F /PID from the system directory, whatever taskkill Path offers first", () => {
+    assert.deepEqual(taskkillLaunch(4242, { SYSTEMROOT: "D:\\Win", Path: "C:\\evil" }), {
+      file: "D:\\Win\\System32\\taskkill.exe",
+      args: ["/T", "/F", "/PID", "4242"],
+      verbatim: false,
+    });
+    assert.equal(taskkillLaunch(7, {}).file, "C:\\Windows\\System32\\taskkill.exe");
   });
 });
