@@ -12,6 +12,7 @@ import {
   isRecord,
   KILL_GRACE_MS,
   type ListedTool,
+  programHint,
   quoteCommandLine,
   spawnChild,
   textTail,
@@ -216,7 +217,7 @@ class LiveSession {
     const exit = await Promise.race([this.#child.exited, this.#stopped]);
     if (exit.spawnError !== undefined) {
       return new CommandError(ExitCode.NOT_FOUND, `cannot start '${this.#program}' (${exit.spawnError})`, {
-        suggestion: "--server must start with a program on PATH or the path of an executable file",
+        suggestion: programHint("--server"),
         details: { server: this.#shown },
       });
     }

@@ -8,8 +8,14 @@
  * - `'…'` keeps every character as it is, backslashes included;
  * - `"…"` keeps every character except `\"`, `\\`, `` \` ``, `\$` and a backslash-newline, which it unescapes;
  * - outside quotes a backslash keeps the next character as it is; a backslash-newline joins two lines.
+ *
+ * On Windows a command line is split as Windows programs split their own (`CommandLineToArgvW`;
+ * runtime/windows_command_line.ts), so that `C:\tools\cli.exe` keeps its backslashes and a line copied from
+ * a Windows terminal or an MCP client's configuration means the same here.
  * @module
  */
+import { platformName } from "../runtime/process.ts";
+import { joinWindowsCommandLine, splitWindowsCommandLine } from "../runtime/windows_command_line.ts";
 
 /** The result of {@linkcode splitCommandLine}: the words, or why the line cannot be split. */
 export type SplitCommandLine = { argv: string[] } | { error: string };
@@ -18,16 +24,19 @@ const SEPARATOR = /[ \t\n\r]/;
 const DOUBLE_QUOTED_ESCAPES = new Set(['"', "\\", "`", "$", "\n"]);
 
 /**
- * Splits a command line into argv without a shell. An unbalanced quote or a trailing lone backslash is
- * refused with a message naming the position, never guessed at.
+ * Splits a command line into argv without a shell, by the rules of `platform` (POSIX words, or Windows').
+ * An unbalanced quote or a trailing lone backslash is refused with a message naming the position, never
+ * guessed at.
  *
  * @example
  * ```ts
  * splitCommandLine(`python3 "my tool.py" --name='a b'`); // { argv: ["python3", "my tool.py", "--name=a b"] }
  * splitCommandLine(`tool "unclosed`); // { error: "unbalanced \" opened at character 6" }
+ * splitCommandLine(String.raw`C:\tools\cli.exe --x`, "win32"); // { argv: [String.raw`C:\tools\cli.exe`, "--x"] }
  * ```
  */
-export function splitCommandLine(line: string): SplitCommandLine {
+export function splitCommandLine(line: string, platform: string = platformName()): SplitCommandLine {
+  if (platform === "win32") return splitWindowsCommandLine(line);
   const argv: string[] = [];
   let word = "";
   // A word exists once any part of it was read, so `''` yields an empty argument.
@@ -96,14 +105,17 @@ function readDoubleQuoted(line: string, open: number): { text: string; end: numb
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /**
- * Joins argv into one command line that {@linkcode splitCommandLine} (and a POSIX shell) splits back into
- * the same words: plain words stay as they are, anything else is single-quoted.
+ * Joins argv into one command line that {@linkcode splitCommandLine} on the same platform (and a POSIX
+ * shell, or a Windows program) splits back into the same words: plain words stay as they are; anything
+ * else is single-quoted, or on Windows double-quoted by the Windows rules.
  *
  * @example
  * ```ts
  * quoteCommandLine(["python3", "my tool.py", "it's"]); // `python3 'my tool.py' 'it'\''s'`
+ * quoteCommandLine(["node", "my tool.js"], "win32"); // `node "my tool.js"`
  * ```
  */
-export function quoteCommandLine(argv: readonly string[]): string {
+export function quoteCommandLine(argv: readonly string[], platform: string = platformName()): string {
+  if (platform === "win32") return joinWindowsCommandLine(argv);
   return argv.map((word) => (PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(" ");
 }

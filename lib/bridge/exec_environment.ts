@@ -26,6 +26,16 @@ export const BASIC_ENV_NAMES: readonly string[] = [
   "COMSPEC",
   "PATHEXT",
   "USERPROFILE",
+  // Windows keeps the user's and the machine's places and names in these: without them a CLI cannot find its
+  // own configuration (%APPDATA%), its caches (%LOCALAPPDATA%) or programs installed for everyone.
+  "APPDATA",
+  "LOCALAPPDATA",
+  "ProgramData",
+  "ProgramFiles",
+  "SystemDrive",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "USERNAME",
 ];
 
 /** A portable environment variable name: what a POSIX shell can name, and nothing that could split a list. */

@@ -1,4 +1,5 @@
 import { isDirectory } from "../runtime/file_probes.ts";
+import { platformName } from "../runtime/process.ts";
 import { lastLine, runChild, STDOUT_BYTES, textTail } from "./child_run.ts";
 import { CommandError } from "../command/contract/command_error.ts";
 import { quoteCommandLine } from "./command_line.ts";
@@ -63,6 +64,21 @@ export async function reloadExecManifest(
   return fresh === undefined || fresh.etag === held ? undefined : fresh;
 }
 
+/**
+ * What to do when the program of a command line cannot be started, for the flag that named it; on Windows
+ * it says how the program is looked for, since `npx` and every npm bin there is a `.cmd` file.
+ *
+ * @example
+ * ```ts
+ * programHint("--exec", "linux"); // "--exec must start with a program on PATH or the path of an executable file"
+ * ```
+ */
+export function programHint(flag: string, platform: string = platformName()): string {
+  const hint = `${flag} must start with a program on PATH or the path of an executable file`;
+  if (platform !== "win32") return hint;
+  return `${hint}: on Windows it is looked for in the working directory, then on Path, with each extension of PATHEXT (npx is npx.cmd), and an npm bin runs as node.exe and its script`;
+}
+
 async function fetchExecManifest(
   target: ExecTarget,
   signal: AbortSignal,
@@ -100,7 +116,7 @@ async function fetchExecManifest(
   }
   if (run.exit.spawnError !== undefined) {
     throw new CommandError(ExitCode.NOT_FOUND, `cannot start '${target.argv[0]}' (${run.exit.spawnError})`, {
-      suggestion: "--exec must start with a program on PATH or the path of an executable file",
+      suggestion: programHint("--exec"),
       details: { command: shown },
     });
   }

@@ -1,6 +1,6 @@
-import { optionalEnv } from "../runtime/mod.ts";
-import { currentDir } from "../runtime/environment.ts";
-import { fileStamp, findProgram } from "../runtime/file_probes.ts";
+import { fileStamp } from "../runtime/file_probes.ts";
+import { programFiles } from "../runtime/program_resolution.ts";
+import { currentHost } from "../runtime/program_host.ts";
 import type { Manifest } from "../command/contract/manifest.ts";
 import type {
   ToolCall,
@@ -175,19 +175,9 @@ export class LiveExecCatalog implements ToolCatalog {
 
 /** The stamps of the files the command line runs: the program, and every argument that names a file. */
 async function programStamps(target: ExecTarget): Promise<string> {
-  const cwd = target.cwd ?? currentDir();
-  const [program, ...rest] = target.argv;
-  const path = target.env?.PATH ?? optionalEnv("PATH") ?? "";
-  const files = [
-    await findProgram(program!, path, cwd),
-    ...rest.map((arg) => (arg.includes("/") ? arg : undefined)),
-  ];
+  const files = programFiles(target.argv, currentHost({ env: target.env, cwd: target.cwd }));
   const stamps: string[] = [];
-  for (const file of files) {
-    if (file !== undefined) {
-      stamps.push(`${file}=${await fileStamp(file.startsWith("/") ? file : `${cwd}/${file}`) ?? "-"}`);
-    }
-  }
+  for (const file of files) stamps.push(`${file}=${await fileStamp(file) ?? "-"}`);
   return stamps.join("\n");
 }
 

@@ -20,7 +20,7 @@ export {
   textTail,
 } from "./child_run.ts";
 export type { ExecTarget } from "./exec_catalog.ts";
-export { loadExecManifest } from "./exec_manifest.ts";
+export { loadExecManifest, programHint } from "./exec_manifest.ts";
 export { loadExecIdentity } from "./exec_identity.ts";
 export { envAllowList, execEnvironment } from "./exec_environment.ts";
 

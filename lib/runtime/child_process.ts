@@ -3,6 +3,9 @@ import { nodeProcess } from "./node_process.ts";
 import type { Readable } from "node:stream";
 import { SIGNAL_NUMBERS } from "./process.ts";
 import { type ChildGroup, liveGroups } from "./child_groups.ts";
+import { resolveProgram } from "./program_resolution.ts";
+import { currentHost } from "./program_host.ts";
+import { killProcessTree } from "./process_tree.ts";
 
 /** How a child process ended. `code` is normalised to 128+N when a signal ended it. */
 export interface ChildExit {
@@ -42,7 +45,8 @@ export interface ChildProcess {
   /**
    * Sends a signal to the child's whole process group, so grandchildren end with it — also once the child
    * itself has exited, for as long as anything is left in the group. A no-op once the group is found empty.
-   * Returns whether anyone was left to signal.
+   * Returns whether anyone was left to signal. On Windows, while the child is alive, its whole process tree
+   * is ended at once (`taskkill /T /F`), whatever the signal; after its exit nothing can be found.
    */
   kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP"): boolean;
   /**
@@ -78,7 +82,9 @@ function streamModule(): typeof import("node:stream") {
 /**
  * Spawns a program without a shell — arguments are passed as they are, so nothing in them is interpreted —
  * in a process group of its own. Every child's group is tracked until it is found empty, also after the
- * child itself exited; `killAllChildren` (child_groups.ts) ends them all when the parent ends.
+ * child itself exited; `killAllChildren` (child_groups.ts) ends them all when the parent ends. On Windows
+ * the program is found and started as program_resolution.ts says (`npx` is an npm shim run as node.exe),
+ * with no console window.
  *
  * @example
  * ```ts
@@ -94,13 +100,20 @@ export function spawnChild(
 ): ChildProcess {
   const process = nodeProcess();
   const windows = process.platform === "win32";
+  const launch = windows
+    ? resolveProgram(command, args, currentHost({ env: options.env, cwd: options.cwd }))
+    : { file: command, args: [...args], verbatim: false };
+  if ("error" in launch) return unstarted(`${launch.error}: ${launch.detail}`);
   let node: ReturnType<typeof NodeChildProcess.spawn>;
   try {
-    node = childProcessModule().spawn(command, [...args], {
+    node = childProcessModule().spawn(launch.file, launch.args, {
       cwd: options.cwd,
       env: options.env,
       stdio: [options.stdin === "null" ? "ignore" : "pipe", "pipe", "pipe"],
       detached: !windows,
+      // No console window flashes up for each call of a bridged CLI.
+      windowsHide: true,
+      windowsVerbatimArguments: launch.verbatim,
     });
   } catch (error) {
     // Out of file descriptors or processes, the runtime may refuse at once instead of with an `error` event.
@@ -147,7 +160,11 @@ export function spawnChild(
     exited,
     kill(signal = "SIGTERM") {
       if (!windows) return signalGroup(signal);
-      return !groupEmpty && node.exitCode === null && node.signalCode === null && node.kill(signal);
+      if (groupEmpty || node.exitCode !== null || node.signalCode !== null) return false;
+      // Windows has no signals to send from outside and no groups: the tree is ended while the child is
+      // alive to be walked from (the node.exe of an npm bin, and what it started). Should taskkill not
+      // start, the child itself is ended.
+      return killProcessTree(node.pid!) || node.kill(signal);
     },
     groupAlive: () => (windows ? !groupEmpty : signalGroup(0)),
   };

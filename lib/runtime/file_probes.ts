@@ -1,10 +1,10 @@
 /**
  * What the programs that look at another program ask of the file system: whether a path is a directory, a
- * file's stamp, which file a program name runs, the account's home directory. Apart from fs.ts, which a
+ * file's stamp, the account's home directory (which file a program name runs is program_resolution.ts's). Apart from fs.ts, which a
  * tool's own runs use: none of these is loaded by a tool's start.
  * @module
  */
-import { nodeFs as fs, nodeOs as os, nodePath } from "./node_process.ts";
+import { nodeFs as fs, nodeOs as os } from "./node_process.ts";
 
 /**
  * Whether a path names an existing directory.
@@ -63,26 +63,4 @@ export async function fileStamp(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The file a program name runs: a name with a slash as it is (against `cwd`), any other one looked up in the
- * directories of `PATH` (the first that has it); `undefined` when none has it.
- *
- * @example
- * ```ts
- * import { getEnv } from "./process.ts";
- *
- * const python = await findProgram("python3", getEnv("PATH") ?? "", ".");
- * ```
- */
-export async function findProgram(name: string, path: string, cwd: string): Promise<string | undefined> {
-  const { isAbsolute, join, delimiter } = nodePath();
-  if (name.includes("/")) return isAbsolute(name) ? name : join(cwd, name);
-  for (const dir of path.split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    if (await fileStamp(candidate) !== undefined) return candidate;
-  }
-  return undefined;
 }

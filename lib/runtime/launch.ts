@@ -52,15 +52,3 @@ function denoLaunch(api: DenoApi & DenoLaunchApi, permissions: readonly string[]
   const main = api.mainModule.startsWith("file:") ? fileURLToPath(api.mainModule) : api.mainModule;
   return { command: api.execPath(), args: ["run", ...permissions, main], runtime: "deno" };
 }
-/**
- * The operating system, in Node's spelling: `darwin`, `linux`, `win32`, …
- *
- * @example
- * ```ts
- * if (platformName() === "win32") console.error("paths use backslashes");
- * ```
- */
-export function platformName(): string {
-  if (!deno) return nodeProcess().platform;
-  return deno.build.os === "windows" ? "win32" : deno.build.os;
-}

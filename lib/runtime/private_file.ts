@@ -1,5 +1,5 @@
 import { nodeFs as fs } from "./node_process.ts";
-import { platformName } from "./launch.ts";
+import { platformName } from "./process.ts";
 
 /** Why a private file was refused; `ok` with its bytes otherwise. */
 export type PrivateFile =

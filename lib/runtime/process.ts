@@ -105,15 +105,46 @@ export const SIGNAL_NUMBERS: Readonly<Record<HandledSignal, number>> = { SIGHUP:
  */
 export function onSignal(signal: HandledSignal, listener: () => void): () => void {
   const denoApi = deno;
+  const names = listenedSignals(signal, platformName(), denoApi ? "deno" : "node");
   if (denoApi) {
-    // Windows under Deno knows only SIGINT and SIGBREAK.
-    if (denoApi.build.os === "windows" && signal !== "SIGINT") return () => {};
-    denoApi.addSignalListener(signal, listener);
-    return () => denoApi.removeSignalListener(signal, listener);
+    for (const name of names) denoApi.addSignalListener(name, listener);
+    return () => names.forEach((name) => denoApi.removeSignalListener(name, listener));
   }
   const process = nodeProcess();
-  process.on(signal, listener);
-  return () => {
-    process.off(signal, listener);
-  };
+  for (const name of names) process.on(name, listener);
+  return () => names.forEach((name) => process.off(name, listener));
+}
+
+/**
+ * The signals a listener for `signal` is installed on. On Windows no SIGTERM ever arrives from outside
+ * (Node) or can be listened for (Deno, which knows only SIGINT and SIGBREAK there): Ctrl+Break, SIGBREAK,
+ * is the request to end a console program can get there, so it stands for SIGTERM. Deno there has no
+ * SIGHUP either.
+ *
+ * @example
+ * ```ts
+ * listenedSignals("SIGTERM", "win32", "node"); // ["SIGTERM", "SIGBREAK"]
+ * ```
+ */
+export function listenedSignals(
+  signal: HandledSignal,
+  platform: string,
+  runtime: "node" | "deno",
+): NodeJS.Signals[] {
+  if (platform !== "win32") return [signal];
+  if (signal === "SIGTERM") return runtime === "deno" ? ["SIGBREAK"] : ["SIGTERM", "SIGBREAK"];
+  return runtime === "deno" && signal === "SIGHUP" ? [] : [signal];
+}
+
+/**
+ * The operating system, in Node's spelling: `darwin`, `linux`, `win32`, …
+ *
+ * @example
+ * ```ts
+ * if (platformName() === "win32") console.error("paths use backslashes");
+ * ```
+ */
+export function platformName(): string {
+  if (!deno) return nodeProcess().platform;
+  return deno.build.os === "windows" ? "win32" : deno.build.os;
 }

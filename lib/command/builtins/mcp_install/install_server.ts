@@ -24,7 +24,8 @@ import {
   sameFile,
 } from "../../../runtime/paths.ts";
 import { LockDirectoryTimeout, withLockDirectory } from "../../../runtime/lock_directory.ts";
-import { platformName, selfLaunch } from "../../../runtime/launch.ts";
+import { selfLaunch } from "../../../runtime/launch.ts";
+import { platformName } from "../../../runtime/process.ts";
 import { decodeConfig, mergeServer } from "./config_merge.ts";
 import {
   type ConfigPlace,
