@@ -30,7 +30,7 @@ import {
   type RpcError,
   RpcErrorCode,
 } from "../json_rpc.ts";
-import { runBatch } from "./batch.ts";
+import { batchSizeError, runBatch } from "./batch.ts";
 import { batchEra, type Era, type HeaderHint, routeRequest } from "./era.ts";
 import type { McpCaller } from "./caller.ts";
 import type { McpCore } from "./mcp_core.ts";
@@ -159,7 +159,7 @@ export class McpSession {
     const message = classifyMessage(value);
     switch (message.kind) {
       case "request":
-        return this.#request(message, delivery.headers, delivery.respond);
+        return this.#request(message, delivery);
       case "notification":
         if (message.method === "notifications/cancelled") this.#cancel(message.params);
         delivery.respond({ kind: "none" });
@@ -179,12 +179,19 @@ export class McpSession {
         if (decided.error !== undefined) {
           return this.#answerInSlot(refused(errorReply(null, decided.error)), delivery.respond);
         }
+        const tooBig = batchSizeError(message.items.length);
+        if (tooBig !== undefined) {
+          return this.#answerInSlot(refused(errorReply(null, tooBig)), delivery.respond);
+        }
         this.era = decided.era;
         return runBatch(message.items, {
           requests: this.requests,
           stopped: () => this.#stopped?.() === true,
-          item: (item, respond) =>
-            this.#item(item, (answer) => respond("reply" in answer ? answer.reply : undefined)),
+          item: (item, { respond, starting }) =>
+            this.#item(item, {
+              respond: (answer) => respond("reply" in answer ? answer.reply : undefined),
+              starting,
+            }),
           answer: (replies) => {
             if (replies.length === 0 || this.#stopped?.() === true) delivery.respond({ kind: "none" });
             else void this.#answerInSlot(answered(batchReply(replies), false), delivery.respond);
@@ -213,11 +220,17 @@ export class McpSession {
     return this.subscriptions.end(this.core.serverMeta);
   }
 
-  /** One message of a batch: a request runs as if alone; anything else is answered (or not) at once. */
-  #item(message: IncomingMessage, respond: Delivery["respond"]): Promise<void> | undefined {
+  /**
+   * One message of a batch: a request runs as if alone, unless `starting` says no once it has its slot;
+   * anything else is answered (or not) at once.
+   */
+  #item(
+    message: IncomingMessage,
+    { respond, starting }: { respond: Delivery["respond"]; starting: () => boolean },
+  ): Promise<void> | undefined {
     switch (message.kind) {
       case "request":
-        return this.#request(message, undefined, respond);
+        return this.#request(message, { respond }, starting);
       case "notification":
         if (message.method === "notifications/cancelled") this.#cancel(message.params);
         respond({ kind: "none" });
@@ -235,12 +248,9 @@ export class McpSession {
   }
 
   /** A request in a slot of its own, answered once its answer is ready unless it was cancelled first. */
-  #request(
-    request: Request,
-    headers: HeaderHint | undefined,
-    respond: Delivery["respond"],
-  ): Promise<void> | undefined {
+  #request(request: Request, delivery: Delivery, starting?: () => boolean): Promise<void> | undefined {
     const { id } = request;
+    const { headers, respond } = delivery;
     if (this.requests.has(id) || this.subscriptions.has(id)) {
       return this.#answerInSlot(
         refused(errorReply(id, {
@@ -256,6 +266,7 @@ export class McpSession {
         respond({ kind: "dropped" });
         return done();
       }
+      if (starting?.() === false) return done();
       this.#route(request, headers, scope, (answer) => {
         const written = respond(this.requests.claim(id) ? answer : { kind: "dropped" });
         if (written === undefined) done();
