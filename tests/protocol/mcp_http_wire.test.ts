@@ -310,7 +310,7 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
       assert.equal(ping.status, 200, ping.text);
       if (!headersCame) answeredMeanwhile++;
     }
-    const answers = await (await batch).json();
+    const answers = await (await batch).json() as Loose[];
     assert.equal(answers.length, 700);
     assert.ok(answers.every((answer: Loose) => Array.isArray(answer.result?.tools)));
     assert.ok(answeredMeanwhile >= 3, `${answeredMeanwhile} pings answered while the batch started`);

@@ -39,6 +39,7 @@ import { NotificationBudget, type NotificationSink } from "./notification_budget
 import { batchReply, errorReply, messageReply, type Reply, replyText } from "./reply.ts";
 import { checkScopes, type ScopeRefusal } from "./scope_check.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { whenReady } from "../../when_ready.ts";
 
 /**
  * How the pipeline answered one message, for its transport to write (or, over HTTP, to give a status).
@@ -332,7 +333,7 @@ export class McpSession {
     } catch (error) {
       outcome = Promise.reject(error);
     }
-    whenReady(outcome, (ready) => {
+    void whenReady(outcome, (ready) => {
       const subscribed = method === "subscriptions/listen" && ready.error === undefined;
       finish(subscribed ? { kind: "subscribed", reply: ready, id } : answered(ready, modern));
     }, (error) => {
@@ -363,19 +364,6 @@ export class McpSession {
       new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"),
     );
   }
-}
-
-/**
- * The one place a value or a promise of it is told apart (as hono's `compose` does): most methods answer at
- * once, and their answer then costs no promise reaction.
- */
-function whenReady<T>(
-  value: T | Promise<T>,
-  then: (ready: T) => void,
-  failed: (error: unknown) => void,
-): void {
-  if (value instanceof Promise) void value.then(then, failed);
-  else then(value);
 }
 
 function answered(reply: Reply, modern: boolean): Answer {
