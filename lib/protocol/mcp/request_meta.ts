@@ -2,7 +2,7 @@ import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
 import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
 import { isRecord, SAFE_INTEGER_RANGE } from "../../json.ts";
 
-// Constants, not one object's properties: every modern request reads them (docs/performance.md#code-shapes).
+// The `_meta` keys of a modern request.
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
