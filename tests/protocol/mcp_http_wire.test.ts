@@ -142,7 +142,12 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
     assert.equal(modernAnswer.status, 400, modernAnswer.text);
     assert.equal(modernAnswer.json.error.code, -32022);
     assert.equal(modernAnswer.json.error.data.requested, "1900-01-01");
-    assert.ok(modernAnswer.json.error.data.supported.includes("2026-07-28"));
+    const discover = await post(server.url, modern(6, "server/discover"), modernHeaders("server/discover"));
+    assert.deepEqual(
+      modernAnswer.json.error.data.supported,
+      discover.json.result.supportedVersions,
+      "a modern client's -32022 names the versions server/discover lists",
+    );
     const legacyAnswer = await post(
       server.url,
       { jsonrpc: "2.0", id: 4, method: "tools/list" },

@@ -104,7 +104,7 @@ for (const transport of TRANSPORTS) {
       assert.equal(list.result.resultType, "complete");
       const init = await s.request(initialize(2));
       assert.equal(init.error.code, -32022);
-      assert.ok(init.error.data.supported.includes("2026-07-28"));
+      assert.deepEqual(init.error.data.supported, ["2026-07-28"], "the versions server/discover lists");
       assert.equal(init.error.data.requested, "2025-11-25");
       assert.equal((await s.request(modern(3, "ping"))).error.code, -32601);
       assert.equal((await s.request(modern(4, "logging/setLevel", { level: "info" }))).error.code, -32601);
