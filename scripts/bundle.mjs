@@ -258,7 +258,7 @@ for (const [chunk, modules] of Object.entries(LAZY)) {
 
 // The first chunk is shared by every entry, and esbuild puts in it each piece of a module the main entry
 // reaches that any entry uses: a function only the bridge calls, in a module a tool's start imports for
-// another one, would be parsed at every start (~100 instructions a byte; docs/performance.md). So the chunk
+// another one, would be parsed at every start (~85 instructions a byte; docs/performance.md). So the chunk
 // holds no more of a module than `mod.ts` alone does — a rest-only function goes to a module of its own,
 // which mod.ts does not import — but for a constant or a few lines (esbuild's renames differ too).
 const alone = await build({

@@ -14,6 +14,7 @@ import type { StdioData } from "../runtime/stdio.ts";
 import { CancelScope } from "./cancel_scope.ts";
 import { InFlight } from "./in_flight.ts";
 import { DEFAULT_MAX_IN_FLIGHT, type SlotPool } from "./slot_pool.ts";
+import { isThenable } from "../when_ready.ts";
 
 /**
  * What a frame's handler tells the session: go on (`undefined`), wait for this promise before the next
@@ -208,7 +209,7 @@ export class FrameSession<F, K, R> {
       if (step !== undefined) this.#end(step);
       while (next < frames.length && !this.#over()) {
         const outcome = onFrame(frames[next++]!);
-        if (outcome instanceof Promise) return outcome.then(resume);
+        if (isThenable(outcome)) return Promise.resolve(outcome).then(resume);
         if (outcome !== undefined) this.#end(outcome);
       }
       frames.length = 0;

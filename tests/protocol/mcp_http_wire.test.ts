@@ -142,7 +142,12 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
     assert.equal(modernAnswer.status, 400, modernAnswer.text);
     assert.equal(modernAnswer.json.error.code, -32022);
     assert.equal(modernAnswer.json.error.data.requested, "1900-01-01");
-    assert.ok(modernAnswer.json.error.data.supported.includes("2026-07-28"));
+    const discover = await post(server.url, modern(6, "server/discover"), modernHeaders("server/discover"));
+    assert.deepEqual(
+      modernAnswer.json.error.data.supported,
+      discover.json.result.supportedVersions,
+      "a modern client's -32022 names the versions server/discover lists",
+    );
     const legacyAnswer = await post(
       server.url,
       { jsonrpc: "2.0", id: 4, method: "tools/list" },
@@ -275,6 +280,45 @@ describe("MCP over HTTP: one endpoint, both eras, errors before any method runs"
       legacyHeaders(),
     );
     assert.equal(onlyNotes.status, 202, onlyNotes.text);
+  });
+
+  it("a 2025-03-26 batch over 1000 messages is 400 with nothing run; while a big batch starts, other requests are answered", async () => {
+    const file = freshFile();
+    const pings = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
+    const tooMany = await post(server.url, [
+      { jsonrpc: "2.0", id: 0, method: "tools/call", params: { name: "tally", arguments: { file } } },
+      ...pings(1000),
+    ], legacyHeaders("2025-03-26"));
+    assert.equal(tooMany.status, 400, tooMany.text);
+    assert.deepEqual([tooMany.json.id, tooMany.json.error.code], [null, -32600]);
+    assert.match(tooMany.json.error.message, /at most 1000 messages/);
+    assert.equal(existsSync(file), false, "nothing of the refused batch ran");
+
+    // 700 tool lists (~15 MB of answer): the batch starts them a few at a time, and the pings sent meanwhile
+    // are answered before its answer's headers come (in one turn of the event loop, none could be).
+    const lists = Array.from({ length: 700 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }));
+    const batch = fetch(server.url, {
+      method: "POST",
+      headers: legacyHeaders("2025-03-26"),
+      body: JSON.stringify(lists),
+    });
+    let headersCame = false;
+    void batch.then(() => (headersCame = true), () => (headersCame = true));
+    let answeredMeanwhile = 0;
+    while (!headersCame) {
+      const ping = await post(
+        server.url,
+        { jsonrpc: "2.0", id: "p", method: "ping" },
+        legacyHeaders("2025-03-26"),
+      );
+      assert.equal(ping.status, 200, ping.text);
+      if (!headersCame) answeredMeanwhile++;
+    }
+    const answers = await (await batch).json() as Loose[];
+    assert.equal(answers.length, 700);
+    assert.ok(answers.every((answer: Loose) => Array.isArray(answer.result?.tools)));
+    assert.ok(answeredMeanwhile >= 3, `${answeredMeanwhile} pings answered while the batch started`);
   });
 
   it("a call with progress or log to send first is an event stream (X-Accel-Buffering: no) ending with its answer; else JSON", async () => {

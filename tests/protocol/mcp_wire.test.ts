@@ -2,7 +2,7 @@
 // exact lines out, against the real spawned server.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { initialize, modern, modernMeta, WireSession } from "../helpers/mcp_wire.ts";
 import { MemoryWire } from "../helpers/mcp_memory.ts";
@@ -104,7 +104,7 @@ for (const transport of TRANSPORTS) {
       assert.equal(list.result.resultType, "complete");
       const init = await s.request(initialize(2));
       assert.equal(init.error.code, -32022);
-      assert.ok(init.error.data.supported.includes("2026-07-28"));
+      assert.deepEqual(init.error.data.supported, ["2026-07-28"], "the versions server/discover lists");
       assert.equal(init.error.data.requested, "2025-11-25");
       assert.equal((await s.request(modern(3, "ping"))).error.code, -32601);
       assert.equal((await s.request(modern(4, "logging/setLevel", { level: "info" }))).error.code, -32601);
@@ -588,6 +588,64 @@ describe("mcp wire: malformed input is answered and the server keeps serving", (
       await closed(c);
     });
   }
+});
+
+describe("mcp wire: a batch's bounds", () => {
+  const scratch = tempDir("toolwire-batch-");
+  after(() => scratch.cleanup());
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+
+  for (const transport of TRANSPORTS) {
+    it(`a batch of 1001 messages is refused whole, with nothing run; 1000 are answered${over(transport)}`, async () => {
+      const s = lab(transport);
+      await s.request(initialize(0, "2025-03-26"));
+      const file = join(scratch.path, `tally-${transport}`);
+      const pings = (count: number) =>
+        Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
+      s.send([call(0, "tally", { file }), ...pings(1000)]);
+      const refusal = await s.next();
+      assert.deepEqual([refusal.id, refusal.error.code], [null, -32600]);
+      assert.match(refusal.error.message, /at most 1000 messages; this one holds 1001/);
+      assert.equal(existsSync(file), false, "no message of the refused batch ran");
+      s.send(pings(1000));
+      const answers = await s.next();
+      assert.equal(answers.length, 1000);
+      assert.ok(answers.every((answer: { result?: unknown }) => answer.result !== undefined));
+      await closed(s);
+    });
+  }
+
+  it("past 16 Mi characters of answers, a request that ran says so and one not yet started does not run", async () => {
+    // One call at a time, so the order is known: ~10 Mi characters fit, the next ~10 Mi do not.
+    const s = labServer("--max-in-flight", "1");
+    await s.request(initialize(0, "2025-03-26"));
+    const file = join(scratch.path, "tally-after-bound");
+    s.send([
+      call(1, "spew", { bytes: 5_000_000 }),
+      call(2, "spew", { bytes: 5_000_000 }),
+      call(3, "tally", { file }),
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+    ]);
+    const [first, second, third, fourth] = await s.next();
+    assert.equal(first.result.structuredContent.data.text.length, 5_000_000);
+    assert.deepEqual([second.id, second.error.code, second.error.data], [2, -32603, { ran: true }]);
+    assert.match(
+      second.error.message,
+      /this request ran, but the batch's answer reached its bound \(16777216/,
+    );
+    for (const [answer, id] of [[third, 3], [fourth, 4]]) {
+      assert.deepEqual([answer.id, answer.error.code, answer.error.data], [id, -32603, { ran: false }]);
+      assert.match(answer.error.message, /this request was not run/);
+    }
+    assert.equal(existsSync(file), false, "the call after the bound did not run");
+    assert.equal((await s.request({ jsonrpc: "2.0", id: 5, method: "ping" })).result !== undefined, true);
+    await closed(s);
+  });
 });
 
 describe("mcp wire: flow control and shutdown", () => {

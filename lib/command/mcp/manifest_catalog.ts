@@ -231,12 +231,10 @@ export class ManifestCatalog implements ToolCatalog {
       const ran = forReal
         ? this.#whenStoreIsUp(() => run(false, true))
         : run(checked.dryRun, checked.confirmed);
-      if (narrowFor !== undefined) {
-        return Promise.resolve(ran).then((envelope) => callerManifest(envelope, narrowFor, held)).then(
-          result,
-        );
-      }
-      return ran instanceof Promise ? ran.then(result) : Promise.resolve(result(ran));
+      const answered = narrowFor === undefined
+        ? ran
+        : Promise.resolve(ran).then((envelope) => callerManifest(envelope, narrowFor, held));
+      return Promise.resolve(answered).then(result);
     }
     return this.#confirmFirst(served, call, key, run);
   }

@@ -1,6 +1,7 @@
 import { CancelScope, type CancelSignal } from "../../protocol/cancel_scope.ts";
 import { noteAbandonedWork } from "../../runtime/mod.ts";
 import { Cancellation } from "./cancellation.ts";
+import { isThenable } from "../../when_ready.ts";
 import { clearLongTimeout, type LongTimeout, setLongTimeout } from "./time_limit.ts";
 
 /** How a piece of work under {@linkcode runWithDeadline} ended. */
@@ -98,18 +99,4 @@ export function runWithDeadline<T>(
       (error: unknown) => ended({ kind: "error", error }),
     );
   });
-}
-
-/**
- * Whether a value is a promise or any other thenable: what a handler returns is awaited only then.
- *
- * @example
- * ```ts
- * isThenable(Promise.resolve(1)); // true
- * isThenable({ then: 1 }); // false
- * ```
- */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
 }

@@ -3,7 +3,8 @@ import { CommandError } from "../contract/command_error.ts";
 import { Cancellation } from "./cancellation.ts";
 import { cancelledError, timeoutError } from "./framework_errors.ts";
 import type { CancelSignal } from "../../protocol/cancel_scope.ts";
-import { isThenable, runWithDeadline, type Settled } from "./deadline.ts";
+import { runWithDeadline, type Settled } from "./deadline.ts";
+import { whenReady } from "../../when_ready.ts";
 import { HandlerContext } from "./handler_context.ts";
 import type { CommandContext, CommandDefinition, ProgressUpdate } from "../contract/command_definition.ts";
 import { type ErrorDetail, makeEnvelope, type ResponseEnvelope, type Warning } from "../contract/envelope.ts";
@@ -96,17 +97,13 @@ export function executeCommand(invocation: Invocation): ResponseEnvelope | Promi
 
 /** One invocation on its way to its envelope: when it started, and what the envelope collects meanwhile. */
 class Execution {
-  // Declared, not defined: the constructor sets each field once, where class fields would first be defined
-  // by an initializer of their own. One Execution is made per invocation.
-  declare readonly invocation: Invocation;
-  declare readonly startedAt: number;
-  declare readonly warnings: Warning[];
-  declare readonly meta: Record<string, unknown>;
+  readonly invocation: Invocation;
+  readonly startedAt = monotonicMs();
+  readonly warnings: Warning[] = [];
+  readonly meta: Record<string, unknown>;
 
   constructor(invocation: Invocation) {
     this.invocation = invocation;
-    this.startedAt = monotonicMs();
-    this.warnings = [];
     this.meta = { timeout_ms: invocation.timeoutMs };
   }
 
@@ -275,10 +272,7 @@ function handlerEnvelope(
   dryRun: boolean,
   meta: Record<string, unknown>,
 ): ResponseEnvelope | Promise<ResponseEnvelope> {
-  const outcome = runHandler(execution, dryRun, meta);
-  return outcome instanceof Promise
-    ? outcome.then((settled) => outcomeEnvelope(execution, settled))
-    : outcomeEnvelope(execution, outcome);
+  return whenReady(runHandler(execution, dryRun, meta), (outcome) => outcomeEnvelope(execution, outcome));
 }
 
 function outcomeEnvelope(execution: Execution, outcome: Outcome): ResponseEnvelope {
@@ -349,9 +343,7 @@ function runHandler(
         caller: invocation.caller,
       });
       const returned = invocation.definition.run(context);
-      return isThenable(returned)
-        ? returned.then((data) => handlerData(invocation.path, data))
-        : handlerData(invocation.path, returned);
+      return whenReady(returned, (data) => handlerData(invocation.path, data));
     },
     invocation.timeoutMs,
     invocation.signal,

@@ -60,15 +60,15 @@ export interface HandlerContextParts {
  * ```
  */
 export class HandlerContext implements CommandContext {
-  declare readonly flags: CommandContext["flags"];
-  declare readonly args: CommandContext["args"];
-  declare readonly dryRun: boolean;
-  declare readonly env: CommandContext["env"];
-  declare readonly log: CommandContext["log"];
-  declare readonly warn: CommandContext["warn"];
-  declare readonly progress: CommandContext["progress"];
-  declare readonly meta: Record<string, unknown>;
-  declare readonly caller: McpCaller | undefined;
+  readonly flags: CommandContext["flags"];
+  readonly args: CommandContext["args"];
+  readonly dryRun: boolean;
+  readonly env: CommandContext["env"];
+  readonly log: CommandContext["log"];
+  readonly warn: CommandContext["warn"];
+  readonly progress: CommandContext["progress"];
+  readonly meta: Record<string, unknown>;
+  readonly caller: McpCaller | undefined;
   readonly #scope: CancelScope;
 
   constructor(parts: HandlerContextParts) {

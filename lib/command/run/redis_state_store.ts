@@ -3,7 +3,7 @@ import { errorMessage } from "./thrown_error.ts";
 
 /**
  * The Redis commands a {@linkcode StateStore} needs, over whichever client you use (node-redis, ioredis;
- * Valkey speaks the same): the library itself depends on none. `set` is `SET key value PX ms`, with `NX`
+ * Valkey speaks the same): none is a dependency of the library. `set` is `SET key value PX ms`, with `NX`
  * when `nx` is true, and answers whether it set the key; `get` is `GET`; `eval` is `EVAL script numkeys
  * keys… args…`, answering the script's reply.
  *

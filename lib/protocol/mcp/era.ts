@@ -153,7 +153,8 @@ export function headerEra(
   }
   if (method === "initialize") return { era: { kind: "opening" } };
   const legacy = version ?? BATCHING_VERSION;
-  if (!LEGACY_VERSIONS.includes(legacy)) return { error: unsupportedVersion(legacy) };
+  // A request without the modern _meta may still move to either era: every version served is named.
+  if (!LEGACY_VERSIONS.includes(legacy)) return { error: unsupportedVersion(legacy, ALL_VERSIONS) };
   return { era: { kind: "legacy", version: legacy, initialized: false, capabilities: {} } };
 }
 

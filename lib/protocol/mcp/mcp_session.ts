@@ -30,7 +30,7 @@ import {
   type RpcError,
   RpcErrorCode,
 } from "../json_rpc.ts";
-import { runBatch } from "./batch.ts";
+import { batchSizeError, runBatch } from "./batch.ts";
 import { batchEra, type Era, type HeaderHint, routeRequest } from "./era.ts";
 import type { McpCaller } from "./caller.ts";
 import type { McpCore } from "./mcp_core.ts";
@@ -39,6 +39,7 @@ import { NotificationBudget, type NotificationSink } from "./notification_budget
 import { batchReply, errorReply, messageReply, type Reply, replyText } from "./reply.ts";
 import { checkScopes, type ScopeRefusal } from "./scope_check.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { whenReady } from "../../when_ready.ts";
 
 /**
  * How the pipeline answered one message, for its transport to write (or, over HTTP, to give a status).
@@ -159,7 +160,7 @@ export class McpSession {
     const message = classifyMessage(value);
     switch (message.kind) {
       case "request":
-        return this.#request(message, delivery.headers, delivery.respond);
+        return this.#request(message, delivery);
       case "notification":
         if (message.method === "notifications/cancelled") this.#cancel(message.params);
         delivery.respond({ kind: "none" });
@@ -179,12 +180,19 @@ export class McpSession {
         if (decided.error !== undefined) {
           return this.#answerInSlot(refused(errorReply(null, decided.error)), delivery.respond);
         }
+        const tooBig = batchSizeError(message.items.length);
+        if (tooBig !== undefined) {
+          return this.#answerInSlot(refused(errorReply(null, tooBig)), delivery.respond);
+        }
         this.era = decided.era;
         return runBatch(message.items, {
           requests: this.requests,
           stopped: () => this.#stopped?.() === true,
-          item: (item, respond) =>
-            this.#item(item, (answer) => respond("reply" in answer ? answer.reply : undefined)),
+          item: (item, { respond, starting }) =>
+            this.#item(item, {
+              respond: (answer) => respond("reply" in answer ? answer.reply : undefined),
+              starting,
+            }),
           answer: (replies) => {
             if (replies.length === 0 || this.#stopped?.() === true) delivery.respond({ kind: "none" });
             else void this.#answerInSlot(answered(batchReply(replies), false), delivery.respond);
@@ -213,11 +221,17 @@ export class McpSession {
     return this.subscriptions.end(this.core.serverMeta);
   }
 
-  /** One message of a batch: a request runs as if alone; anything else is answered (or not) at once. */
-  #item(message: IncomingMessage, respond: Delivery["respond"]): Promise<void> | undefined {
+  /**
+   * One message of a batch: a request runs as if alone, unless `starting` says no once it has its slot;
+   * anything else is answered (or not) at once.
+   */
+  #item(
+    message: IncomingMessage,
+    { respond, starting }: { respond: Delivery["respond"]; starting: () => boolean },
+  ): Promise<void> | undefined {
     switch (message.kind) {
       case "request":
-        return this.#request(message, undefined, respond);
+        return this.#request(message, { respond }, starting);
       case "notification":
         if (message.method === "notifications/cancelled") this.#cancel(message.params);
         respond({ kind: "none" });
@@ -235,12 +249,9 @@ export class McpSession {
   }
 
   /** A request in a slot of its own, answered once its answer is ready unless it was cancelled first. */
-  #request(
-    request: Request,
-    headers: HeaderHint | undefined,
-    respond: Delivery["respond"],
-  ): Promise<void> | undefined {
+  #request(request: Request, delivery: Delivery, starting?: () => boolean): Promise<void> | undefined {
     const { id } = request;
+    const { headers, respond } = delivery;
     if (this.requests.has(id) || this.subscriptions.has(id)) {
       return this.#answerInSlot(
         refused(errorReply(id, {
@@ -256,6 +267,7 @@ export class McpSession {
         respond({ kind: "dropped" });
         return done();
       }
+      if (starting?.() === false) return done();
       this.#route(request, headers, scope, (answer) => {
         const written = respond(this.requests.claim(id) ? answer : { kind: "dropped" });
         if (written === undefined) done();
@@ -321,7 +333,7 @@ export class McpSession {
     } catch (error) {
       outcome = Promise.reject(error);
     }
-    whenReady(outcome, (ready) => {
+    void whenReady(outcome, (ready) => {
       const subscribed = method === "subscriptions/listen" && ready.error === undefined;
       finish(subscribed ? { kind: "subscribed", reply: ready, id } : answered(ready, modern));
     }, (error) => {
@@ -352,19 +364,6 @@ export class McpSession {
       new DOMException(String(params?.reason ?? "cancelled by the client"), "AbortError"),
     );
   }
-}
-
-/**
- * The one place a value or a promise of it is told apart (as hono's `compose` does): most methods answer at
- * once, and their answer then costs no promise reaction.
- */
-function whenReady<T>(
-  value: T | Promise<T>,
-  then: (ready: T) => void,
-  failed: (error: unknown) => void,
-): void {
-  if (value instanceof Promise) void value.then(then, failed);
-  else then(value);
 }
 
 function answered(reply: Reply, modern: boolean): Answer {

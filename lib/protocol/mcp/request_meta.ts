@@ -1,8 +1,8 @@
 import { type RpcError, RpcErrorCode } from "../json_rpc.ts";
-import { ALL_VERSIONS, MODERN_VERSIONS } from "./versions.ts";
+import { MODERN_VERSIONS } from "./versions.ts";
 import { isRecord, SAFE_INTEGER_RANGE } from "../../json.ts";
 
-// Constants, not one object's properties: every modern request reads them (docs/performance.md#code-shapes).
+// The `_meta` keys of a modern request.
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
@@ -95,18 +95,23 @@ export function validateRequestMeta(
 }
 
 /**
- * The `-32022` error for a version this server does not serve.
+ * The `-32022` error for a version this server does not serve, naming the versions a client of that kind
+ * may ask for: by default the modern ones, the list `server/discover` gives (a client checks that the two
+ * agree).
  *
  * @example
  * ```ts
- * unsupportedVersion("1900-01-01").data; // { supported: [...], requested: "1900-01-01" }
+ * unsupportedVersion("1900-01-01").data; // { supported: ["2026-07-28"], requested: "1900-01-01" }
  * ```
  */
-export function unsupportedVersion(requested: string): RpcError {
+export function unsupportedVersion(
+  requested: string,
+  supported: readonly string[] = MODERN_VERSIONS,
+): RpcError {
   return {
     code: RpcErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
     message: "Unsupported protocol version",
-    data: { supported: [...ALL_VERSIONS], requested },
+    data: { supported: [...supported], requested },
   };
 }
 

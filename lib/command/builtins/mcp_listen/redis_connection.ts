@@ -1,6 +1,6 @@
 /**
- * The `redis` npm client, loaded only when `mcp listen --state-store redis://…` asks for it: the library
- * depends on no package, so a tool that never serves a fleet never needs it (docs/scaling.md).
+ * The `redis` npm client, loaded only when `mcp listen --state-store redis://…` asks for it: it is no
+ * dependency of the library, so a tool that never serves a fleet never installs it (docs/scaling.md).
  * @module
  */
 import { CommandError } from "../../contract/command_error.ts";
