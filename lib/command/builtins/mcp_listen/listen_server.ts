@@ -12,6 +12,7 @@ import { listenMcpHttp } from "../../../protocol/mcp/http_listener.ts";
 import type { McpTool } from "../../../protocol/mcp/tool_catalog.ts";
 import { claimSocketPath } from "../../../runtime/socket.ts";
 import { isNamedPipe } from "../../../runtime/socket_paths.ts";
+import { platformName } from "../../../runtime/process.ts";
 import { removeFile } from "../../../runtime/fs.ts";
 import { errorMessage } from "../../run/thrown_error.ts";
 import { limitMs } from "../../run/time_limit.ts";
@@ -49,8 +50,8 @@ export async function runListener(
       tools,
     };
   }
-  // A named pipe is no file: nothing stale can be left at its name, and Node refuses one in use itself.
-  const socketFile = address.kind === "unix" && !isNamedPipe(address.path);
+  // A Windows named pipe is no file: nothing stale can be left at its name, and one in use is refused as such.
+  const socketFile = address.kind === "unix" && !(platformName() === "win32" && isNamedPipe(address.path));
   if (socketFile) await claimPath(address.path);
   const authorizer = address.kind === "http" ? await listenAuthorizer(flags, address, ctx.log) : undefined;
   const options = { ...served, ...limits, log: ctx.log };
