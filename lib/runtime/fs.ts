@@ -1,6 +1,7 @@
 import { nodeFs as fs, nodeOs as os, nodePath } from "./node_process.ts";
 import { retryWhileBusy } from "./busy_files.ts";
 import { platformName } from "./process.ts";
+import type { ProgramHost } from "./program_host.ts";
 
 /**
  * Reads a UTF-8 text file; `undefined` when it does not exist.
@@ -136,10 +137,11 @@ export async function modifiedAtMs(path: string): Promise<number | undefined> {
   }
 }
 
-/** Where {@linkcode userStateHome} looks: the platform and the facts it reads, each only when needed. */
-export interface StatePlace {
-  /** The operating system, in Node's spelling (`win32`, `linux`, `darwin`). */
-  platform: string;
+/**
+ * Where {@linkcode userStateHome} looks: the platform of the one seam, and the facts it reads, each only
+ * when needed (on Deno each is a permission).
+ */
+export interface StatePlace extends Pick<ProgramHost, "platform"> {
   /** One environment variable; `undefined` when unset. */
   env(name: string): string | undefined;
   /** The home directory. */

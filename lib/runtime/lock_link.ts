@@ -8,14 +8,16 @@
 import { nodeFs as fs } from "./node_process.ts";
 import { platformName } from "./process.ts";
 import { retryWhileBusy } from "./busy_files.ts";
+import type { ProgramHost } from "./program_host.ts";
 
 /** File systems without hard links (FAT, some network shares) answer `link` with one of these. */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
-/** The machine {@linkcode linkLockFile} works on: the real one, or a simulated one in the tests. */
-export interface LockFiles {
-  /** The operating system, in Node's spelling (`win32`, `linux`, `darwin`). */
-  platform: string;
+/**
+ * The machine {@linkcode linkLockFile} works on: the real one, or a simulated one in the tests — the
+ * platform of the one seam ({@linkcode ProgramHost}) and the two asynchronous file operations it takes.
+ */
+export interface LockFiles extends Pick<ProgramHost, "platform"> {
   /** Makes `to` a hard link of `from`; fails with `EEXIST` when `to` exists. */
   link(from: string, to: string): Promise<void>;
   /** Creates `path` with `text`; fails with `EEXIST` when it exists. */

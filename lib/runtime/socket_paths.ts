@@ -6,11 +6,10 @@
  */
 import { deno } from "./deno_api.ts";
 import { platformName } from "./process.ts";
+import type { ProgramHost } from "./program_host.ts";
 
-/** The machine a socket path is checked for. */
-export interface SocketPlatform {
-  /** The operating system, in Node's spelling (`win32`, `linux`, `darwin`). */
-  platform: string;
+/** The machine a socket path is checked for: the platform of the one seam, and the runtime. */
+export interface SocketPlatform extends Pick<ProgramHost, "platform"> {
   /** The runtime that will listen. */
   runtime: "node" | "deno";
 }
