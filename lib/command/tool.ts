@@ -9,7 +9,9 @@ import {
   joinPath,
   killAllChildren,
   monotonicMs,
+  platformName,
   stdioWriteFailure,
+  userStateHome,
 } from "../runtime/mod.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { CliOutput } from "./cli/cli_output.ts";
@@ -62,7 +64,10 @@ export interface ToolOptions<
   timeoutSeconds?: number;
   /** Prefix of the tool's environment variables (`NOTES_FORMAT`). @default the name, upper snake case */
   envPrefix?: string;
-  /** Directory of the idempotency store, from the environment. @default `$XDG_STATE_HOME/<name>/idempotency` */
+  /**
+   * Directory of the idempotency store, from the environment. @default `$XDG_STATE_HOME/<name>/idempotency`,
+   * on Windows `%LOCALAPPDATA%\<name>\idempotency`
+   */
   stateDir?: (env: (name: string) => string | undefined) => string;
   /**
    * How long an idempotency key's record is kept, in seconds: a replay within it returns the first result;
@@ -273,7 +278,7 @@ export class Tool implements ToolHost {
   /** Directory of the idempotency store. */
   stateDir(): string {
     if (this.#stateDir !== undefined) return this.#stateDir(getEnv);
-    const base = getEnv("XDG_STATE_HOME") || joinPath(homeDir(), ".local", "state");
+    const base = userStateHome({ platform: platformName(), env: getEnv, home: homeDir });
     return joinPath(base, this.name, "idempotency");
   }
 

@@ -6,6 +6,8 @@
  * @module
  */
 import { nodeFs as fs, nodePath } from "./node_process.ts";
+import { retryWhileBusy } from "./busy_files.ts";
+import { platformName } from "./process.ts";
 
 /** `fs.constants.COPYFILE_EXCL`: the copy fails when the destination exists. */
 const COPYFILE_EXCL = 1;
@@ -222,7 +224,7 @@ export async function replaceTextFile(
     } finally {
       await handle.close();
     }
-    await fs().rename(temporary, path);
+    await retryWhileBusy(() => fs().rename(temporary, path), { path, platform: platformName() });
   } catch (error) {
     await fs().rm(temporary, { force: true });
     throw error;

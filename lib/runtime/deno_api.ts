@@ -19,6 +19,8 @@ export interface DenoApi {
   addSignalListener(signal: string, handler: () => void): void;
   removeSignalListener(signal: string, handler: () => void): void;
   build: { os: string };
+  /** The runtime's own version, `version.deno` (`2.9.6`). */
+  version?: { deno: string };
   /** Absent on Deno versions without synchronous queries. */
   permissions?: {
     querySync?(

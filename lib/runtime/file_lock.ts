@@ -2,6 +2,7 @@ import type { FileHandle } from "node:fs/promises";
 import { missingPermission } from "./permission.ts";
 import { nodeFs as fs, nodeOs as os, nodePath, nodeProcess } from "./node_process.ts";
 import { monotonicMs } from "./process.ts";
+import { linkLockFile } from "./lock_link.ts";
 import {
   type FileLockOptions,
   type FileLockSignal,
@@ -19,8 +20,6 @@ const MAX_PAUSE_MS = 25;
 const MAX_BREAK_DEPTH = 3;
 /** A lock file is a few dozen bytes; more than this is not one of ours. */
 const MAX_LOCK_BYTES = 4096;
-/** File systems without hard links (FAT, some network shares) answer `link` with one of these. */
-const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /**
  * What {@linkcode withFileLock} runs, in this module that it loads on its first call (file_lock_api.ts).
@@ -153,30 +152,10 @@ async function create(path: string, token: string): Promise<boolean> {
   const temporary = `${path}.${token}.tmp`;
   try {
     await fs().writeFile(temporary, text, { mode: 0o600 });
-    return await linkOrCreate(temporary, path, text);
+    return await linkLockFile(temporary, path, text);
   } finally {
     // Also after a failed write (a full disk): the empty file must not stay behind.
     await fs().rm(temporary, { force: true }).catch(() => {});
-  }
-}
-
-async function linkOrCreate(temporary: string, path: string, text: string): Promise<boolean> {
-  try {
-    await fs().link(temporary, path);
-    return true;
-  } catch (error) {
-    const code = errorCode(error);
-    // ENOENT: a breaker removed the temporary file as a leftover; this attempt failed, the next one may not.
-    if (code === "EEXIST" || code === "ENOENT") return false;
-    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
-  }
-  // Without hard links the content lands just after the file appears; the unreadable-grace rule covers that.
-  try {
-    await fs().writeFile(path, text, { flag: "wx", mode: 0o600 });
-    return true;
-  } catch (error) {
-    if (errorCode(error) === "EEXIST") return false;
-    throw error;
   }
 }
 

@@ -1,4 +1,7 @@
 import { nodeFs as fs, nodeOs as os, nodePath } from "./node_process.ts";
+import { retryWhileBusy } from "./busy_files.ts";
+import { platformName } from "./process.ts";
+import type { ProgramHost } from "./program_host.ts";
 
 /**
  * Reads a UTF-8 text file; `undefined` when it does not exist.
@@ -19,7 +22,8 @@ export async function readTextIfExists(path: string): Promise<string | undefined
 
 /**
  * Writes a file atomically: the text goes to a temporary sibling that is then renamed over the target, so a
- * reader sees the old content or the new, never a torn file.
+ * reader sees the old content or the new, never a torn file. On Windows a rename over a file another program
+ * holds open is tried again for a moment (busy_files.ts).
  *
  * @example
  * ```ts
@@ -30,7 +34,7 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
   const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   try {
     await fs().writeFile(temporary, text, { encoding: "utf8", mode: 0o600 });
-    await fs().rename(temporary, path);
+    await retryWhileBusy(() => fs().rename(temporary, path), { path, platform: platformName() });
   } catch (error) {
     await fs().rm(temporary, { force: true });
     throw error;
@@ -131,4 +135,39 @@ export async function modifiedAtMs(path: string): Promise<number | undefined> {
     if ((error as { code?: string }).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+/**
+ * Where {@linkcode userStateHome} looks: the platform of the one seam, and the facts it reads, each only
+ * when needed (on Deno each is a permission).
+ */
+export interface StatePlace extends Pick<ProgramHost, "platform"> {
+  /** One environment variable; `undefined` when unset. */
+  env(name: string): string | undefined;
+  /** The home directory. */
+  home(): string;
+}
+
+/**
+ * The directory a program keeps its own state under (each tool in a directory of its name): the
+ * `XDG_STATE_HOME` a person set; else, on Windows, `%LOCALAPPDATA%`, where data that belongs to one
+ * machine lives (not the roaming profile, not a hidden folder of the home directory); else
+ * `~/.local/state`. A relative value of either variable is ignored, as the XDG specification says.
+ *
+ * @example
+ * ```ts
+ * const place = { platform: "win32", env: () => "C:\\Users\\ada\\AppData\\Local", home: () => "C:\\Users\\ada" };
+ * userStateHome(place); // "C:\\Users\\ada\\AppData\\Local"
+ * ```
+ */
+export function userStateHome(place: StatePlace): string {
+  const path = place.platform === "win32" ? nodePath().win32 : nodePath().posix;
+  const absolute = (name: string) => {
+    const value = place.env(name);
+    return value !== undefined && path.isAbsolute(value) ? value : undefined;
+  };
+  const xdg = absolute("XDG_STATE_HOME");
+  if (xdg !== undefined) return xdg;
+  if (place.platform !== "win32") return path.join(place.home(), ".local", "state");
+  return absolute("LOCALAPPDATA") ?? path.join(place.home(), "AppData", "Local");
 }

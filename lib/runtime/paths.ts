@@ -4,6 +4,7 @@
  * @module
  */
 import { nodeFs as fs, nodePath } from "./node_process.ts";
+import { platformName } from "./process.ts";
 
 /**
  * A path made absolute against the current directory.
@@ -93,4 +94,29 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
  */
 export function isAbsolutePath(path: string): boolean {
   return nodePath().isAbsolute(path);
+}
+
+/**
+ * The path of `to` inside the directory `from` with `/` between its parts on every platform (`""` for the
+ * directory itself), as a file checked in with a project holds it: read on macOS and Linux too, where a
+ * backslash is part of a name, while Windows takes `/` as well. `undefined` when `to` is not absolute or
+ * not inside `from` (another drive included). Both are read by the rules of `platform`.
+ *
+ * @example
+ * ```ts
+ * portableRelativePath("C:\\work\\app", "C:\\work\\app\\tools\\cli.js", "win32"); // "tools/cli.js"
+ * ```
+ */
+export function portableRelativePath(
+  from: string,
+  to: string,
+  platform = platformName(),
+): string | undefined {
+  const path = platform === "win32" ? nodePath().win32 : nodePath().posix;
+  if (!path.isAbsolute(to)) return undefined;
+  const relative = path.relative(from, to);
+  if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    return undefined;
+  }
+  return relative.split(path.sep).join("/");
 }

@@ -1,8 +1,9 @@
 /**
  * The one seam between finding and starting programs and the machine they run on: the platform, the
  * environment (`PATH` or `Path`, `PATHEXT`, `ComSpec`, `SystemRoot`), the working directory and the file
- * tree. Resolution (program_resolution.ts) reads the machine only through a {@linkcode ProgramHost}, so the
- * Windows rules are proven on any platform with a host whose files are a map.
+ * tree. Resolution (program_resolution.ts) reads the machine only through a {@linkcode ProgramHost}, and so
+ * does finding where a program keeps its files (the Store build of Claude Desktop, for `mcp install`), so
+ * the Windows rules are proven on any platform with a host whose files are a map.
  * @module
  */
 import type * as NodeFs from "node:fs";
@@ -22,11 +23,17 @@ export interface ProgramHost {
   isFile(path: string): boolean;
   /** A file's text, or `undefined` when it cannot be read. */
   readText(path: string): string | undefined;
+  /** Whether a directory exists at the path. */
+  isDirectory(path: string): boolean;
+  /** The names in a directory, sorted; `[]` when it does not exist or cannot be read. */
+  listDir(path: string): string[];
 }
 
 /**
  * This machine as a {@linkcode ProgramHost}. The file tree is read synchronously: a spawn is synchronous,
- * and Windows itself searches `PATH` that way when it starts a program.
+ * and Windows itself searches `PATH` that way when it starts a program. The environment and the working
+ * directory are read when first asked for: on Deno each is a permission, which a look at the file tree
+ * alone must not need.
  *
  * @example
  * ```ts
@@ -38,10 +45,16 @@ export function currentHost(
   options: { env?: Record<string, string> | undefined; cwd?: string | undefined } = {},
 ): ProgramHost {
   const fs = nodeProcess().getBuiltinModule("node:fs") as typeof NodeFs;
+  let env = options.env;
+  let cwd = options.cwd;
   return {
     platform: platformName(),
-    env: options.env ?? allEnv(),
-    cwd: options.cwd ?? currentDir(),
+    get env() {
+      return env ??= allEnv();
+    },
+    get cwd() {
+      return cwd ??= currentDir();
+    },
     isFile(path) {
       try {
         return fs.statSync(path).isFile();
@@ -54,6 +67,20 @@ export function currentHost(
         return fs.readFileSync(path, "utf8");
       } catch {
         return undefined;
+      }
+    },
+    isDirectory(path) {
+      try {
+        return fs.statSync(path).isDirectory();
+      } catch {
+        return false;
+      }
+    },
+    listDir(path) {
+      try {
+        return fs.readdirSync(path).sort();
+      } catch {
+        return [];
       }
     },
   };

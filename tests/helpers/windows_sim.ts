@@ -11,12 +11,24 @@ export function windowsHost(
   cwd = "C:\\work",
 ): ProgramHost {
   const tree = new Map(Object.entries(files).map(([path, text]) => [path.toLowerCase(), text]));
+  // A directory is every proper prefix of a file's path, ending at a backslash.
+  const names = new Map<string, Set<string>>();
+  for (const path of Object.keys(files)) {
+    const parts = path.split("\\");
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join("\\").toLowerCase();
+      if (!names.has(dir)) names.set(dir, new Set());
+      names.get(dir)!.add(parts[i]!);
+    }
+  }
   return {
     platform: "win32",
     env,
     cwd,
     isFile: (path) => tree.has(path.toLowerCase()),
     readText: (path) => tree.get(path.toLowerCase()),
+    isDirectory: (path) => names.has(path.replace(/\\+$/, "").toLowerCase()),
+    listDir: (path) => [...names.get(path.replace(/\\+$/, "").toLowerCase()) ?? []].sort(),
   };
 }
 

@@ -105,7 +105,8 @@ function builtinDefinition(tool: ToolHost): McpInstallDefinition {
       },
       "12": {
         name: "UNAVAILABLE",
-        description: "Another process kept the configuration locked; nothing was changed",
+        description:
+          "Another process kept the configuration locked, or on Windows another program kept it open; nothing was changed",
         retryable: true,
         side_effects: "none",
       },

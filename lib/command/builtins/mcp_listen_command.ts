@@ -13,6 +13,8 @@ import { type EntryRefiner, mostSevere } from "../contract/registry.ts";
 import { commandWords } from "../contract/command_words.ts";
 import type { ToolHost } from "../contract/tool_host.ts";
 import type { SharedState } from "../contract/state_store.ts";
+import { platformName } from "../../runtime/process.ts";
+import { unixPathExample } from "../../runtime/socket_example.ts";
 
 /**
  * The built-in `mcp listen` definition, as {@linkcode ToolOptions.extendMcpListen} receives it.
@@ -140,7 +142,7 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
     positionals: [{
       name: "address",
       description:
-        "http://<host>:<port>/<path> (Streamable HTTP; port 0 picks a free one), unix:<path>, or tcp:<host>:<port>",
+        "http://<host>:<port>/<path> (Streamable HTTP; port 0 picks a free one), unix:<path> (on Windows a named pipe, unix:\\\\.\\pipe\\<name>), or tcp:<host>:<port>",
     }],
     exit_codes: {
       "0": {
@@ -184,8 +186,10 @@ function builtinDefinition(tool: ToolHost): McpListenDefinition {
         command: `${tool.name} mcp listen http://127.0.0.1:0/mcp`,
       },
       {
-        description: "Serve the safe commands on a Unix socket",
-        command: `${tool.name} mcp listen --read-only unix:/tmp/${tool.name}.sock`,
+        description: platformName() === "win32"
+          ? "Serve the safe commands on a named pipe"
+          : "Serve the safe commands on a Unix socket",
+        command: `${tool.name} mcp listen --read-only unix:${unixPathExample(tool.name, platformName())}`,
       },
       {
         description: "One instance of a fleet behind a load balancer",

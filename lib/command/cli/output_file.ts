@@ -18,6 +18,7 @@ const REASONS: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of the path is not a directory",
   ENOENT: "no such file or directory",
   EEXIST: "it already exists",
+  EBUSY: "another program holds it open",
 };
 
 /**

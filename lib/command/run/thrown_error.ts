@@ -1,4 +1,5 @@
 import { missingPermission } from "../../runtime/mod.ts";
+import { denoTooOld } from "../../runtime/deno_version.ts";
 import { ExitCode, exitCodeName, type ExitCodeTable } from "../../exit_code.ts";
 import { CommandError } from "../contract/command_error.ts";
 import type { ErrorDetail, Warning } from "../contract/envelope.ts";
@@ -20,7 +21,8 @@ export function errorMessage(thrown: unknown): string {
  * The envelope error for something a handler or the framework threw that is not a `CommandError`, and the
  * stack trace worth logging (none for a missing permission: the message says what to do). A permission the
  * runtime refused (Deno without `--allow-env`, `--allow-read`, …) gets `PERMISSION_REQUIRED` and names the
- * flag to add; anything else is `GENERAL_ERROR`. Both exit 1, which every command declares.
+ * flag to add; anything else is `GENERAL_ERROR`, which on a Deno too old for toolwire says so in its
+ * suggestion. Both exit 1, which every command declares.
  *
  * @example
  * ```ts
@@ -44,8 +46,15 @@ export function unexpectedError(thrown: unknown, prefix: string): { error: Error
   }
   const message = errorMessage(thrown);
   const stack = thrown instanceof Error ? thrown.stack : undefined;
+  const tooOld = denoTooOld();
   return {
-    error: { code: "GENERAL_ERROR", message: `${prefix}: ${message}`, retryable: false, phase: "execution" },
+    error: {
+      code: "GENERAL_ERROR",
+      message: `${prefix}: ${message}`,
+      retryable: false,
+      phase: "execution",
+      ...(tooOld === undefined ? {} : { suggestion: tooOld }),
+    },
     ...(stack === undefined ? {} : { stack }),
   };
 }

@@ -1,6 +1,5 @@
 import { CommandError } from "../../contract/command_error.ts";
 import type { CommandContext } from "../../contract/command_definition.ts";
-import type { Warning } from "../../contract/envelope.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import { accountHomeDir, fileStamp } from "../../../runtime/file_probes.ts";
 import { currentDir, mayRead } from "../../../runtime/environment.ts";
@@ -19,12 +18,13 @@ import {
   isAbsolutePath,
   parentDir,
   pathDelimiter,
-  pathSeparator,
-  relativePath,
+  portableRelativePath,
   sameFile,
 } from "../../../runtime/paths.ts";
 import { LockDirectoryTimeout, withLockDirectory } from "../../../runtime/lock_directory.ts";
+import { FileInUseError } from "../../../runtime/busy_files.ts";
 import { selfLaunch } from "../../../runtime/launch.ts";
+import { currentHost } from "../../../runtime/program_host.ts";
 import { platformName } from "../../../runtime/process.ts";
 import { decodeConfig, mergeServer } from "./config_merge.ts";
 import {
@@ -104,7 +104,7 @@ export async function installServer(
     return { effect: "noop", client: clientName, name, snippet: { [client.serversKey]: { [name]: server } } };
   }
 
-  const place = configPlace(ctx.warn.bind(ctx));
+  const place = configPlace(ctx);
   const config = absolutePath(ctx.flags.config ?? client.configPath(scope, place));
   const update: ConfigUpdate = { client, clientName, scope, config, name, server, force: ctx.flags.force };
   return await fileErrors(config, () => ctx.dryRun ? preview(update) : apply(update, ctx.signal));
@@ -112,10 +112,11 @@ export async function installServer(
 
 // Where this run looks a configuration up. Each fact is read when the client and scope need it, so that on
 // Deno `--config` takes no environment permission, and a project file none for HOME.
-function configPlace(warn: (warning: Warning) => void): ConfigPlace {
+function configPlace(ctx: Pick<CommandContext, "warn" | "log">): ConfigPlace {
   const platform = platformName();
+  const host = currentHost();
   const ignored = (name: string, value: string, instead: string) =>
-    warn({
+    ctx.warn({
       code: "IGNORED_ENVIRONMENT",
       message: `${name} is not an absolute path (${JSON.stringify(value)}): it is ignored, ${instead}`,
     });
@@ -123,6 +124,12 @@ function configPlace(warn: (warning: Warning) => void): ConfigPlace {
     platform,
     cwd: currentDir,
     join: joinPath,
+    // Only what this run may read is looked at: on Deno, anything else would stop for a permission prompt.
+    files: {
+      isDirectory: (path) => mayRead(path) && host.isDirectory(path),
+      listDir: (path) => mayRead(path) ? host.listDir(path) : [],
+    },
+    note: (message) => ctx.log(message),
     dirEnv: (name) => {
       const value = getEnv(name);
       if (value === undefined || value === "") return undefined;
@@ -163,10 +170,8 @@ async function portableLaunch(
   project: string,
 ): Promise<ServerLaunch> {
   const inProject = (path: string): string | undefined => {
-    if (!isAbsolutePath(path)) return undefined;
-    const relative = relativePath(project, path);
-    if (relative.startsWith("..") || isAbsolutePath(relative)) return undefined;
-    return client.projectPath(relative, pathSeparator());
+    const relative = portableRelativePath(project, path);
+    return relative === undefined ? undefined : client.projectPath(relative);
   };
   const args = launch.args.map((arg) => inProject(arg) ?? arg);
   return { ...launch, command: inProject(launch.command) ?? await byName(launch.command), args };
@@ -323,6 +328,11 @@ async function fileErrors<T>(config: string, action: () => Promise<T>): Promise<
     return await action();
   } catch (error) {
     if (error instanceof UnchangeableFile) throw refusal(error, config);
+    if (error instanceof FileInUseError) {
+      throw new CommandError(ExitCode.UNAVAILABLE, `${error.message}; ${config} was left as it is`, {
+        suggestion: "close the program that has it open, or retry in a moment",
+      });
+    }
     const code = (error as { code?: unknown }).code;
     if (error instanceof CommandError || typeof code !== "string") throw error;
     if (PERMISSION_CODES.has(code)) {

@@ -4,6 +4,7 @@
  */
 
 import type { McpClientName } from "./client_names.ts";
+import type { ProgramHost } from "../../../runtime/program_host.ts";
 
 export { MCP_CLIENT_NAMES, type McpClientName } from "./client_names.ts";
 
@@ -36,6 +37,10 @@ export interface ConfigPlace {
   dirEnv(name: string): string | undefined;
   /** Joins path segments. */
   join(...segments: string[]): string;
+  /** The file tree, where a client's place depends on how it was installed. */
+  files: Pick<ProgramHost, "isDirectory" | "listDir">;
+  /** Tells the person (on stderr) which of two places was chosen. */
+  note(message: string): void;
 }
 
 /** What `mcp install` knows about one client. */
@@ -53,10 +58,10 @@ export interface McpClient {
   jsonc: boolean;
   /**
    * How a path inside the project is written in a project configuration, given relative to the project
-   * directory (`""` for the directory itself) with the platform's separator: in the form the client
-   * resolves against the project, wherever the project is checked out.
+   * directory (`""` for the directory itself) with `/` between its parts: in the form the client resolves
+   * against the project, wherever and on whatever platform the project is checked out.
    */
-  projectPath(relative: string, separator: string): string;
+  projectPath(relative: string): string;
   /** The configuration file of a scope. */
   configPath(scope: ConfigScope, place: ConfigPlace): string;
   /** The entry of one stdio server. */
@@ -85,15 +90,40 @@ function appDataDir(place: ConfigPlace): string {
   return place.dirEnv("XDG_CONFIG_HOME") ?? place.join(place.home(), ".config");
 }
 
+// Claude Desktop from the Microsoft Store (an MSIX package) reads its settings from the package's private
+// copy of the roaming application data, not from %APPDATA%: written there, a server is never seen. Where
+// both exist (the classic installer's directory stays behind when a person moves to the Store build), the
+// Store build is the one installed now, and the choice is said.
+function claudeDesktopDir(place: ConfigPlace): string {
+  const classic = place.join(appDataDir(place), "Claude");
+  if (place.platform !== "win32") return classic;
+  const store = storeClaudeDir(place);
+  if (store === undefined) return classic;
+  if (place.files.isDirectory(classic)) {
+    place.note(
+      `Claude Desktop from the Microsoft Store is installed: its configuration in ${store} is changed, not ` +
+        `the one in ${classic}, which only the classic installer's build reads (--config names either)`,
+    );
+  }
+  return store;
+}
+
+// `%LOCALAPPDATA%\Packages\Claude_<publisher id>\LocalCache\Roaming\Claude` of the installed package.
+function storeClaudeDir(place: ConfigPlace): string | undefined {
+  const local = place.dirEnv("LOCALAPPDATA") ?? place.join(place.home(), "AppData", "Local");
+  const packages = place.join(local, "Packages");
+  const name = place.files.listDir(packages).find((entry) => entry.toLowerCase().startsWith("claude_"));
+  return name === undefined ? undefined : place.join(packages, name, "LocalCache", "Roaming", "Claude");
+}
+
 // Claude Code starts a project's servers in the project's directory, where `.mcp.json` is: a relative path
 // resolves there. The leading `./` marks a command as a path, not a name to look up in PATH.
-const relativeToProject = (relative: string, separator: string): string =>
-  relative === "" ? "." : `.${separator}${relative}`;
+const relativeToProject = (relative: string): string => relative === "" ? "." : `./${relative}`;
 
 // VS Code and Cursor substitute `${workspaceFolder}` in a project's `mcp.json`, whatever directory they start
 // the server in.
-const inWorkspaceFolder = (relative: string, separator: string): string =>
-  relative === "" ? "${workspaceFolder}" : `\${workspaceFolder}${separator}${relative}`;
+const inWorkspaceFolder = (relative: string): string =>
+  relative === "" ? "${workspaceFolder}" : `\${workspaceFolder}/${relative}`;
 
 /**
  * Every client `--client` names.
@@ -111,7 +141,7 @@ export const MCP_CLIENTS: Readonly<Record<McpClientName, McpClient>> = {
     // An Electron app that parses the file with JSON.parse: a comment or trailing comma and it loads no server.
     jsonc: false,
     projectPath: relativeToProject,
-    configPath: (_scope, place) => place.join(appDataDir(place), "Claude", "claude_desktop_config.json"),
+    configPath: (_scope, place) => place.join(claudeDesktopDir(place), "claude_desktop_config.json"),
     entry: plainEntry,
     reload: "quit and reopen Claude Desktop",
   },

@@ -6,6 +6,12 @@
 import { CommandError } from "../../contract/command_error.ts";
 import { ExitCode } from "../../../exit_code.ts";
 import type { SocketAddress } from "../../../runtime/socket.ts";
+import {
+  currentSocketPlatform,
+  type SocketPlatform,
+  unixListenProblem,
+} from "../../../runtime/socket_paths.ts";
+import { unixPathExample } from "../../../runtime/socket_example.ts";
 
 /**
  * A listening address: a socket (the line transport) or an HTTP endpoint (Streamable HTTP).
@@ -18,18 +24,28 @@ import type { SocketAddress } from "../../../runtime/socket.ts";
 export type ListenAddress = SocketAddress | { kind: "http"; host: string; port: number; path: string };
 
 /**
- * Reads an address; anything but loopback needs `allowRemote`. An ARG_ERROR names what is wrong.
+ * Reads an address; anything but loopback needs `allowRemote`. An ARG_ERROR names what is wrong, and a
+ * `unix:` path the platform cannot listen on (`where`, this machine by default) is one too.
  *
  * @example
  * ```ts
  * parseListenAddress("http://127.0.0.1:0/mcp", false); // { kind: "http", host: "127.0.0.1", port: 0, path: "/mcp" }
  * ```
  */
-export function parseListenAddress(text: string, allowRemote: boolean): ListenAddress {
+export function parseListenAddress(
+  text: string,
+  allowRemote: boolean,
+  where: SocketPlatform = currentSocketPlatform(),
+): ListenAddress {
+  const example = `unix:${unixPathExample("tool", where.platform)}`;
   if (text.startsWith("unix:")) {
     const path = text.slice("unix:".length);
-    if (path === "") {
-      throw new CommandError(ExitCode.ARG_ERROR, "unix: needs a socket path, e.g. unix:/tmp/tool.sock");
+    if (path === "") throw new CommandError(ExitCode.ARG_ERROR, `unix: needs a socket path, e.g. ${example}`);
+    const problem = unixListenProblem(path, where);
+    if (problem !== undefined) {
+      throw new CommandError(ExitCode.ARG_ERROR, problem, {
+        suggestion: where.runtime === "deno" ? "tcp:127.0.0.1:7010" : example,
+      });
     }
     return { kind: "unix", path };
   }
@@ -40,7 +56,7 @@ export function parseListenAddress(text: string, allowRemote: boolean): ListenAd
     throw new CommandError(
       ExitCode.ARG_ERROR,
       `the address must be unix:<path>, tcp:<host>:<port> or http://<host>:<port>/<path>, got '${text}'`,
-      { suggestion: "http://127.0.0.1:7010/mcp, tcp:127.0.0.1:7010 or unix:/tmp/tool.sock" },
+      { suggestion: `http://127.0.0.1:7010/mcp, tcp:127.0.0.1:7010 or ${example}` },
     );
   }
   const host = parts[1] ?? parts[2]!;

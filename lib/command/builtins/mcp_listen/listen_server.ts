@@ -11,6 +11,8 @@ import { listenMcp } from "../../../protocol/mcp/mcp_listener.ts";
 import { listenMcpHttp } from "../../../protocol/mcp/http_listener.ts";
 import type { McpTool } from "../../../protocol/mcp/tool_catalog.ts";
 import { claimSocketPath } from "../../../runtime/socket.ts";
+import { isNamedPipe } from "../../../runtime/socket_paths.ts";
+import { platformName } from "../../../runtime/process.ts";
 import { removeFile } from "../../../runtime/fs.ts";
 import { errorMessage } from "../../run/thrown_error.ts";
 import { limitMs } from "../../run/time_limit.ts";
@@ -48,7 +50,9 @@ export async function runListener(
       tools,
     };
   }
-  if (address.kind === "unix") await claimPath(address.path);
+  // A Windows named pipe is no file: nothing stale can be left at its name, and one in use is refused as such.
+  const socketFile = address.kind === "unix" && !(platformName() === "win32" && isNamedPipe(address.path));
+  if (socketFile) await claimPath(address.path);
   const authorizer = address.kind === "http" ? await listenAuthorizer(flags, address, ctx.log) : undefined;
   const options = { ...served, ...limits, log: ctx.log };
   const listener = await (address.kind === "http"
@@ -73,7 +77,7 @@ export async function runListener(
     ctx.signal.addEventListener("abort", () => resolve(), { once: true });
   });
   await listener.close(flags.grace * 1000);
-  if (address.kind === "unix") await removeFile(address.path).catch(() => {});
+  if (socketFile) await removeFile(address.path).catch(() => {});
   return { address: listener.shown };
 }
 
