@@ -1,5 +1,5 @@
 import { CommandError, ExitCode, type Tool } from "../../mod.ts";
-import { limitMs } from "../../lib/bridge/mod.ts";
+import { compileOnMainThread, limitMs } from "../../lib/bridge/mod.ts";
 import { parsePrepareFailure } from "./prepare_failure.ts";
 import { renderReport } from "./report.ts";
 import { runChecks } from "./run_checks.ts";
@@ -92,6 +92,8 @@ export function registerCheck(tool: Tool): void {
       },
     ],
     run: async (ctx) => {
+      // Probes' outputs churn the heap, which makes Node's exit deadlock with a background compile job likely.
+      compileOnMainThread();
       const probeTimeout = ctx.flags["probe-timeout"];
       if (!(probeTimeout > 0)) {
         throw new CommandError(

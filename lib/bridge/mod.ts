@@ -54,5 +54,6 @@ export { isRecord, parseJson } from "../json.ts";
 // The runtime: processes, files, sockets, the environment.
 export { allEnv } from "../runtime/environment.ts";
 export { type ChildExit, type ChildProcess, spawnChild } from "../runtime/child_process.ts";
+export { compileOnMainThread } from "../runtime/compile_jobs.ts";
 export { readTextIfExists } from "../runtime/fs.ts";
 export { absolutePath } from "../runtime/paths.ts";
