@@ -28,9 +28,10 @@ const REFUSAL_LINGER_MS = 1_000;
  *
  * declare const socket: Socket;
  * const connections = new ConnectionBound(128);
- * if (connections.admit(socket)) {
- *   connections.working(socket); // a request's headers arrived
- *   connections.waiting(socket); // it was answered: the connection is idle again
+ * connections.admit(socket); // a new connection
+ * if (connections.working(socket)) {
+ *   // a request's headers arrived on an admitted connection; once it is answered:
+ *   connections.waiting(socket);
  * }
  * ```
  */
@@ -46,30 +47,21 @@ export class ConnectionBound {
     this.#maxWaitingPerAddress = Math.ceil(this.#max / 2);
   }
 
-  /** Connections open now. */
-  get size(): number {
-    return this.#open.size;
-  }
-
   /**
    * Takes a new connection. With half the bound waiting from its address, that address's connection waiting
    * longest is closed; else at the bound, the connection waiting longest of any address; when every
-   * connection is working, the new one is answered 503 and closed instead (false).
+   * connection is working, the new one is answered 503 and closed instead.
    */
-  admit(socket: NodeNet.Socket): boolean {
+  admit(socket: NodeNet.Socket): void {
     const own = this.#waitingOf(socket.remoteAddress ?? "");
     if (own.length >= this.#maxWaitingPerAddress) this.#evict(own[0]!);
     else if (this.#open.size >= this.#max) {
       const oldest = this.#waitingOf(null, 1)[0];
-      if (oldest === undefined) {
-        refuse(socket);
-        return false;
-      }
+      if (oldest === undefined) return refuse(socket);
       this.#evict(oldest);
     }
     this.#open.set(socket, 0);
     socket.once("close", () => this.#open.delete(socket));
-    return true;
   }
 
   /** A request of `socket` is being answered: it is not closed to make room. False for a refused connection. */
@@ -104,9 +96,9 @@ export class ConnectionBound {
   }
 }
 
-/** Answers 503 without reading the request, then closes the connection once the answer had time to go. */
+/** Answers 503 before the request is read, then closes the connection once the answer had time to go. */
 function refuse(socket: NodeNet.Socket): void {
-  // Unread, the request never reaches the server's parser, so nothing else answers on this connection.
+  // Nothing more is read; a request the server's parser took in anyway is not served (`working` is false).
   socket.pause();
   socket.end(REFUSAL);
   const timer = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);

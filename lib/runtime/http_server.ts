@@ -130,7 +130,7 @@ function listenNode(
   // be answered 503; past it, a connection is reset (and Deno's server would stop accepting for good once
   // out of descriptors).
   server.maxConnections = maxConnections + REFUSING;
-  server.on("connection", (socket: NodeNet.Socket) => void connections.admit(socket));
+  server.on("connection", (socket: NodeNet.Socket) => connections.admit(socket));
   // A request the parser refuses — headers too slow, too large, not HTTP — ends that connection only.
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();
