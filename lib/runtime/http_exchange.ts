@@ -27,6 +27,11 @@ export type BodyProblem = "too-large" | "timed-out" | "aborted";
  * ```
  */
 export interface HttpRequest {
+  /**
+   * The client's address as the server sees it (a proxy's, behind one), when the server tells it: the key of
+   * bounds per client without authentication.
+   */
+  readonly peer?: string;
   /** The method, upper case. */
   readonly method: string;
   /** The path of the request target, without its query. */
@@ -83,7 +88,8 @@ const encoder = new TextEncoder();
 /**
  * An {@linkcode HttpHandler} as a web-standard `(Request) => Promise<Response>`, for `Deno.serve`, Bun,
  * edge runtimes or a server of your own. The client going away is seen through `request.signal` and through
- * the cancellation of an event stream.
+ * the cancellation of an event stream. The client's address is read from `info.remoteAddr`, what
+ * `Deno.serve` hands a handler beside the request.
  *
  * @example
  * ```ts
@@ -92,8 +98,10 @@ const encoder = new TextEncoder();
  * const response = await fetchHandler(new Request("http://127.0.0.1/mcp", { method: "GET" }));
  * ```
  */
-export function webHandler(handler: HttpHandler): (request: Request) => Promise<Response> {
-  return async (request) => {
+export function webHandler(
+  handler: HttpHandler,
+): (request: Request, info?: { remoteAddr?: { hostname?: string } }) => Promise<Response> {
+  return async (request, info) => {
     const closeListeners: Array<() => void> = [];
     let closed = false;
     const close = () => {
@@ -107,7 +115,9 @@ export function webHandler(handler: HttpHandler): (request: Request) => Promise<
     signal?.addEventListener("abort", close, { once: true });
     const unlisten = () => signal?.removeEventListener("abort", close);
     const url = new URL(request.url);
+    const peer = info?.remoteAddr?.hostname;
     const answer = await handler({
+      ...(peer === undefined ? {} : { peer }),
       method: request.method,
       path: url.pathname,
       // A `Request` built in code has no Host header (the fetch standard forbids setting one): its URL names it.

@@ -1,12 +1,14 @@
 /**
  * An HTTP server for an {@linkcode HttpHandler}, on `node:http` — Node's, or Deno's implementation of it,
  * which tells a client that went away from a response that was delivered (`Deno.serve`'s `request.signal`
- * does not, by default). It bounds the time to receive a request's headers and the number of connections,
- * and hands the handler the request without building web `Request`/`Response` objects (docs/mcp_http.md).
+ * does not, by default). It bounds the time to receive a request's headers and the number of connections —
+ * a new connection at the bound takes the place of the one that waited longest (http_connections.ts) — and
+ * hands the handler the request without building web `Request`/`Response` objects (docs/mcp_http.md).
  * @module
  */
 import type * as NodeBuffer from "node:buffer";
 import type * as NodeHttp from "node:http";
+import type * as NodeNet from "node:net";
 import {
   type BodyProblem,
   concat,
@@ -17,9 +19,12 @@ import {
 } from "./http_exchange.ts";
 import { nodeProcess } from "./node_process.ts";
 import { descriptorHeadroom } from "./descriptors.ts";
+import { ConnectionBound } from "./http_connections.ts";
 
 /** Descriptors kept free beside the connections: a bridged call's child needs six, a file one. */
 const DESCRIPTORS_KEPT = 32;
+/** Connections beyond the bound that may be open at once, each being answered 503 for a second at most. */
+const REFUSING = 64;
 
 let bufferModule: typeof NodeBuffer | undefined;
 
@@ -48,8 +53,10 @@ export interface HttpServerOptions {
    */
   keepAliveTimeoutMs?: number;
   /**
-   * Connections open at once; one more is refused. Never more than the process's file descriptors allow
-   * with some to spare (Linux). @default 1024
+   * Connections open at once. One more takes the place of the connection that has waited longest for a
+   * request (its headers trickling in, or idle between requests); when every connection is working, it is
+   * answered 503. Never more than the process's file descriptors allow with some to spare (Linux).
+   * @default 1024
    */
   maxConnections?: number;
 }
@@ -69,6 +76,8 @@ export interface HttpServer {
   /** The host and the port it listens on (the chosen one for port 0). */
   readonly host: string;
   readonly port: number;
+  /** The bound on connections open at once: `maxConnections`, or less when file descriptors are short. */
+  readonly maxConnections: number;
   /** Stops accepting connections and closes the idle ones; requests in progress go on. */
   stop(): Promise<void>;
   /** Closes every connection still open. */
@@ -104,6 +113,11 @@ function listenNode(
 ): Promise<HttpServer> {
   const http = nodeProcess().getBuiltinModule("node:http") as typeof NodeHttp;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const maxConnections = Math.max(
+    1,
+    Math.min(options.maxConnections ?? 1024, room - DESCRIPTORS_KEPT - REFUSING),
+  );
+  const connections = new ConnectionBound(maxConnections);
   const server = http.createServer({
     headersTimeout,
     // The header limit is checked this often (Node's default, 30 s, would let headers take up to 40 s).
@@ -111,8 +125,12 @@ function listenNode(
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
     // The body's own limit is the handler's (it reads the body within a time limit of its own).
     requestTimeout: 0,
-  }, nodeListener(handler));
-  server.maxConnections = Math.max(1, Math.min(options.maxConnections ?? 1024, room - DESCRIPTORS_KEPT));
+  }, boundListener(handler, connections));
+  // The system's bound sits above ours: a connection must be accepted to take a waiting one's place, or to
+  // be answered 503; past it, a connection is reset (and Deno's server would stop accepting for good once
+  // out of descriptors).
+  server.maxConnections = maxConnections + REFUSING;
+  server.on("connection", (socket: NodeNet.Socket) => connections.admit(socket));
   // A request the parser refuses — headers too slow, too large, not HTTP — ends that connection only.
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();
@@ -128,6 +146,7 @@ function listenNode(
       resolve({
         host,
         port: typeof bound === "object" && bound !== null ? bound.port : port,
+        maxConnections,
         stop: () => {
           const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
           server.closeIdleConnections();
@@ -144,6 +163,20 @@ const CLIENT_ERRORS: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
   HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
 };
+
+/** The request listener of a server whose connections are bounded: a connection with a request is working. */
+function boundListener(
+  handler: HttpHandler,
+  connections: ConnectionBound,
+): (request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse) => void {
+  const listener = nodeListener(handler);
+  return (request, response) => {
+    // A refused connection was answered already; what it sent anyway is not served.
+    if (!connections.working(request.socket)) return;
+    response.once("close", () => connections.waiting(request.socket));
+    listener(request, response);
+  };
+}
 
 /**
  * An {@linkcode HttpHandler} as a `node:http` request listener, for a server of your own (or Express,
@@ -180,7 +213,9 @@ async function serveNode(
   });
   const target = request.url ?? "/";
   const query = target.indexOf("?");
+  const peer = request.socket.remoteAddress;
   const exchange: HttpRequest = {
+    ...(peer === undefined ? {} : { peer }),
     method: request.method ?? "GET",
     path: query === -1 ? target : target.slice(0, query),
     header: (name) => {

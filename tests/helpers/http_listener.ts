@@ -4,10 +4,12 @@
  * line that names it; `post` and `rawHttp` for the wire rules.
  */
 import type { ChildProcess } from "node:child_process";
+import { Buffer } from "node:buffer";
 import { connect } from "node:net";
 import process from "node:process";
 import { finished, type Loose, NOTES, onlyEnvelope, run, type RunResult, start, tempDir } from "./run.ts";
 import { execLine, TOOLWIRE } from "./toolwire.ts";
+import { modern as modernRequest } from "./mcp_wire.ts";
 
 /** The two servers every HTTP test runs against. */
 export const HTTP_SERVERS = [
@@ -187,5 +189,82 @@ export function rawHttp(
       resolve({ reply, closed: true, afterMs: Date.now() - started });
     });
     socket.write(text);
+  });
+}
+
+/** A raw `subscriptions/listen` POST: its status, headers and body so far, on a socket left open. */
+export interface RawListen {
+  status: number;
+  /** The response's header block, names in lower case. */
+  headers: Record<string, string>;
+  /** The body read so far: the acknowledgement's event of an open stream, or a whole JSON refusal. */
+  body: string;
+  /** Closes the connection, the stream with it; resolves once it is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * POSTs a modern `subscriptions/listen` over a socket of its own (from `localAddress`, any 127.x.y.z address
+ * on Linux), and resolves once its first event or its whole refused body has arrived.
+ */
+export function openListen(
+  url: string,
+  options: { id?: number | string; headers?: Record<string, string>; localAddress?: string } = {},
+): Promise<RawListen> {
+  const body = JSON.stringify(modernRequest(options.id ?? 1, "subscriptions/listen", { notifications: {} }));
+  const headers = { ...modernHeaders("subscriptions/listen"), ...options.headers };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const socket = connect({
+    port: portOf(url),
+    host: "127.0.0.1",
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+  });
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const close = () => {
+    socket.destroy();
+    return closed;
+  };
+  socket.write(
+    `POST ${new URL(url).pathname} HTTP/1.1\r\nhost: ${new URL(url).host}\r\n${lines}` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer to subscriptions/listen within 10 s: ${JSON.stringify(text)}`));
+    }, 10_000);
+    socket.on("error", () => {});
+    const early = () => {
+      clearTimeout(timer);
+      reject(new Error(`the connection closed before an answer: ${JSON.stringify(text)}`));
+    };
+    socket.once("close", early);
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const end = text.indexOf("\r\n\r\n");
+      if (end === -1) return;
+      const [statusLine, ...fields] = text.slice(0, end).split("\r\n");
+      const parsed: Record<string, string> = {};
+      for (const field of fields) {
+        const colon = field.indexOf(":");
+        parsed[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim();
+      }
+      const rest = text.slice(end + 4);
+      const length = parsed["content-length"];
+      const whole = length === undefined
+        ? /data:.*\n\n/.test(rest)
+        : Buffer.byteLength(rest) >= Number(length);
+      if (!whole) return;
+      clearTimeout(timer);
+      socket.off("close", early);
+      const stream = length === undefined;
+      resolve({
+        status: Number(statusLine!.split(" ")[1]),
+        headers: parsed,
+        body: stream ? rest : rest.slice(0, Number(length)),
+        close,
+      });
+    });
   });
 }

@@ -109,6 +109,41 @@ describe("mounting the MCP HTTP handler in a server of one's own", () => {
     },
   );
 
+  it("endpoint.fetch tells clients apart by the remoteAddr Deno.serve passes: a listen stream over a client's bound is 429", async () => {
+    const endpoint = new McpHttpEndpoint({
+      ...options([]),
+      maxSubscriptions: 3,
+      maxSubscriptionsPerClient: 1,
+    });
+    const listen = (id: number, hostname?: string) =>
+      endpoint.fetch(
+        new Request("http://127.0.0.1:7010/mcp", {
+          method: "POST",
+          headers: modernHeaders("subscriptions/listen"),
+          body: JSON.stringify(modern(id, "subscriptions/listen", { notifications: {} })),
+        }),
+        hostname === undefined ? undefined : { remoteAddr: { hostname } },
+      );
+    const open: Response[] = [];
+    try {
+      open.push(await listen(1, "10.0.0.1"));
+      const refused = await listen(2, "10.0.0.1");
+      open.push(await listen(3, "10.0.0.2"));
+      open.push(await listen(4));
+      const full = await listen(5, "10.0.0.3");
+      assert.deepEqual(open.map((response) => response.status), [200, 200, 200]);
+      assert.deepEqual([refused.status, refused.headers.get("retry-after")], [429, "5"]);
+      assert.match(
+        ((await refused.json()) as { error: { message: string } }).error.message,
+        /10\.0\.0\.1 has 1/,
+      );
+      assert.equal(full.status, 503, await full.text());
+    } finally {
+      for (const response of open) await response.body?.cancel();
+      await endpoint.close();
+    }
+  });
+
   it("endpoint.fetch answers Requests: JSON, a progress stream, and a cancelled body fires the call's signal", async () => {
     const cancelled: string[] = [];
     const endpoint = new McpHttpEndpoint(options(cancelled));

@@ -24,7 +24,9 @@ import {
   HTTP_SERVERS,
   type HttpListener,
   modernHeaders,
+  openListen,
   post,
+  type RawListen,
   startHttpListener,
 } from "../helpers/http_listener.ts";
 import { execLine, TOOLWIRE } from "../helpers/toolwire.ts";
@@ -344,6 +346,44 @@ for (const server of HTTP_SERVERS) {
     });
   });
 }
+
+describe("listen streams per caller", () => {
+  let listener: HttpListener;
+  const open: RawListen[] = [];
+  before(async () => {
+    // 8 connections: at most 4 listen streams, 2 per caller.
+    listener = await startHttpListener(HTTP_SERVERS[0].argv, {
+      flags: ["--oauth-issuer", auth.issuer, "--max-connections", "8"],
+    });
+  });
+  after(async () => {
+    await Promise.all(open.map((listen) => listen.close()));
+    const result = await listener.stop();
+    assert.equal(result.code, 143, result.stderr);
+  });
+
+  it("a caller whose token grants no scope opens 2 streams, then 429; another caller still opens one and calls", async () => {
+    const idle = await auth.token("reader", listener.url, "");
+    const writer = await auth.token("writer", listener.url);
+    const listen = async (id: number, token: string) => {
+      const opened = await openListen(listener.url, { id, headers: { authorization: `Bearer ${token}` } });
+      open.push(opened);
+      return opened;
+    };
+    for (const id of [1, 2]) assert.equal((await listen(id, idle)).status, 200);
+    const refused = await listen(3, idle);
+    assert.equal(refused.status, 429, refused.body);
+    assert.ok(Number(refused.headers["retry-after"]) >= 1);
+    const body = JSON.parse(refused.body);
+    assert.deepEqual([body.id, body.error.code], [3, -32603]);
+    assert.match(body.error.message, /Too many listen streams: caller reader has 2 open/);
+    const other = await listen(4, writer);
+    assert.equal(other.status, 200, other.body);
+    assert.match(other.body, /notifications\/subscriptions\/acknowledged/);
+    assert.deepEqual(await listTools(listener.url, writer), ["add", "list", "manifest", "remove", "show"]);
+    assert.deepEqual(await listTools(listener.url, idle), ["manifest"]);
+  });
+});
 
 describe("key rotation", () => {
   let rotating: AuthServer;

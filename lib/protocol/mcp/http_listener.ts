@@ -82,9 +82,11 @@ export async function listenMcpHttp(
   options: McpHttpListenOptions,
 ): Promise<McpHttpListener> {
   const { authorizer, ...rest } = options;
-  const endpointOf = (url: string) =>
+  const endpointOf = (url: string, maxConnections: number) =>
     new McpHttpEndpoint({
       ...rest,
+      // A stream holds its connection for as long as it is open: half the connections stay for requests.
+      maxSubscriptions: Math.min(rest.maxSubscriptions ?? Infinity, Math.floor(maxConnections / 2)),
       endpoint: address.path,
       ...(authorizer === undefined
         ? {}
@@ -101,7 +103,7 @@ export async function listenMcpHttp(
   );
   const host = address.host.includes(":") ? `[${address.host}]` : address.host;
   const url = `http://${host}:${server.port}${address.path}`;
-  const ready = endpointOf(url);
+  const ready = endpointOf(url, server.maxConnections);
   made.endpoint = ready;
   made.settle?.(ready);
   return {

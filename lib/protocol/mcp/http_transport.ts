@@ -20,8 +20,9 @@
  *   to send first. A stream the client closes cancels the request (a bridged child's group is killed).
  * - `subscriptions/listen` (http_listen.ts): a stream that stays open — the acknowledgement, then each change,
  *   and keep-alive comments — until the client closes it, or the server closes (its final result).
- * - Bounds: requests in flight (more wait for a slot), open subscriptions, and the notification bytes a
- *   stream may hold for a client that does not read.
+ * - Bounds: requests in flight (more wait for a slot), open listen streams — over all and per caller (its
+ *   subject, else its address): 503 and 429 over them — and the notification bytes a stream may hold for a
+ *   client that does not read.
  * - Authorization (http_auth.ts, docs/auth.md): Protected Resource Metadata at the well-known paths; no valid
  *   bearer token is 401 before the body is read; a caller sees only the tools its scopes cover, and a call
  *   to another is 403 `insufficient_scope`, nothing run.
@@ -77,8 +78,18 @@ export interface McpHttpOptions extends McpCoreOptions {
   bodyTimeoutMs?: number;
   /** Requests handled at once; more wait for a slot. @default 256 */
   maxInFlight?: number;
-  /** `subscriptions/listen` streams open at once. @default 256 */
+  /**
+   * `subscriptions/listen` streams open at once; one more is answered 503. Each holds a connection: keep it
+   * well below the server's connections, so that requests still find one (`listenMcpHttp` keeps it at most
+   * half of them). @default 64
+   */
   maxSubscriptions?: number;
+  /**
+   * `subscriptions/listen` streams one client may have open at once; one more is answered 429. A client is
+   * the authenticated caller's subject with an `authorizer`, else the address it connects from (every local
+   * client shares a loopback address). @default half of `maxSubscriptions`, rounded up
+   */
+  maxSubscriptionsPerClient?: number;
   /** How often an open `subscriptions/listen` stream gets a keep-alive comment. @default 15000 */
   keepAliveMs?: number;
   /**
@@ -128,11 +139,12 @@ export class McpHttpEndpoint {
     this.#slots = new SlotPool(options.maxInFlight ?? 256);
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#allowedOrigins = (options.allowedOrigins ?? []).map((origin) => origin.toLowerCase());
-    this.#listens = new ListenStreams(
-      options.maxSubscriptions ?? 256,
-      options.keepAliveMs ?? 15_000,
-      options.log,
-    );
+    const maxListens = Math.max(0, options.maxSubscriptions ?? 64);
+    this.#listens = new ListenStreams({
+      max: maxListens,
+      perHolder: options.maxSubscriptionsPerClient ?? Math.ceil(maxListens / 2),
+      keepAliveMs: options.keepAliveMs ?? 15_000,
+    }, options.log);
     this.#unwatch = options.catalog.watch?.(() => this.#listens.toolsChanged());
     this.#metadataPaths = options.authorizer === undefined
       ? new Set()
@@ -144,8 +156,12 @@ export class McpHttpEndpoint {
     return this.#open.size + this.#listens.size;
   }
 
-  /** The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own. */
-  readonly fetch: (request: Request) => Promise<Response> = webHandler((request) => this.handle(request));
+  /**
+   * The endpoint as a web-standard handler: for `Deno.serve`, Bun, edge runtimes, or a server of your own.
+   * Its second argument is `Deno.serve`'s, whose `remoteAddr` names the client for the bounds per client.
+   */
+  readonly fetch: (request: Request, info?: { remoteAddr?: { hostname?: string } }) => Promise<Response> =
+    webHandler((request) => this.handle(request));
 
   /** Answers one request: what `listenHttp` and `nodeListener` serve (a bound function). */
   readonly handle: (request: HttpRequest) => Promise<HttpResponse> = (request) => this.#handle(request);
@@ -267,6 +283,7 @@ export class McpHttpEndpoint {
     const closed = new CancelScope();
     request.onClose(() => closed.abort(new DOMException("the client closed the connection", "AbortError")));
     const call = new HttpCall(streams(request.header("accept")), cors);
+    const holder = caller === undefined ? `address ${request.peer ?? "unknown"}` : `caller ${caller.subject}`;
     const session = new McpSession(this.#core, {
       requests: new InFlight<JsonRpcId>(this.#slots.size, this.#slots),
       notify: call.notify,
@@ -283,7 +300,7 @@ export class McpHttpEndpoint {
         this.#open.delete(closed);
         this.#running.delete(running);
         answered();
-        return this.#respond(answer, { call, session, closed, cors });
+        return this.#respond(answer, { call, session, closed, cors, holder });
       },
     };
     const decoded = decodeJson(body);
@@ -295,11 +312,12 @@ export class McpHttpEndpoint {
   /** An answer as the response; a listen's holds its slot until its stream begins or its client leaves. */
   #respond(
     answer: Answer,
-    { call, session, closed, cors }: {
+    { call, session, closed, cors, holder }: {
       call: HttpCall;
       session: McpSession;
       closed: CancelScope;
       cors: Record<string, string>;
+      holder: string;
     },
   ): Promise<void> | undefined {
     switch (answer.kind) {
@@ -327,7 +345,15 @@ export class McpHttpEndpoint {
           // Its stream may never begin (the client leaves first): the slot then goes back when it leaves.
           onAbort(closed, release);
           call.give(
-            this.#listens.open({ session, id: answer.id, ack: answer.reply, scope: closed, cors, release }),
+            this.#listens.open({
+              session,
+              id: answer.id,
+              ack: answer.reply,
+              holder,
+              scope: closed,
+              cors,
+              release,
+            }),
           );
         });
     }

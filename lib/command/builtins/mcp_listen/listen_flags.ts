@@ -31,7 +31,8 @@ export const MCP_LISTEN_FLAGS = {
   "max-connections": {
     type: "integer",
     default: LISTENER_DEFAULTS.maxConnections,
-    description: "Connections open at once; one more is closed at once",
+    description:
+      "Connections open at once; one more is closed at once. HTTP: one more replaces the longest-waiting (503 when all are working); subscriptions/listen streams are at most half of it, and half of those per client",
   },
   "max-buffered-bytes": {
     type: "integer",
